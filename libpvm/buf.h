@@ -1,0 +1,56 @@
+/*
+ * buf.h - message buffers of libpvm (owned by libpvm/buf.c and pack/).
+ *
+ * A buffer holds one message body plus, for a received message, its
+ * header.  The body of a PvmDataDefault or PvmDataRaw buffer is the byte
+ * array data[0..len); the body of a PvmDataInPlace send buffer is the
+ * concatenation of the user memory ranges seg[0..nseg), read only when
+ * the message is sent.  A received message always has its body in data,
+ * whatever its encoding, and unpacking reads from rpos on.
+ */
+#ifndef LPVM_BUF_H
+#define LPVM_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lp_seg {
+	const void *p;
+	size_t len;
+};
+
+struct lp_buf {
+	int id;  /* buffer id (> 0) */
+	int enc; /* PvmDataDefault, PvmDataRaw or PvmDataInPlace */
+
+	uint8_t *data; /* body bytes */
+	size_t len, cap;
+	size_t rpos; /* unpack position in data */
+
+	struct lp_seg *seg; /* InPlace send buffer: body is these ranges */
+	int nseg, segcap;
+
+	/* header: of a received message, or as set by pvm_setminfo */
+	int src, dst, tag, ctx, wid, crc;
+	uint32_t seq;
+	int received; /* 1 for a message that arrived */
+
+	struct lp_buf *qnext, *qprev; /* link while in the receive queue */
+};
+
+/* Current send and receive buffer ids (0 = none). */
+extern int lp_sbuf, lp_rbuf;
+
+/* Looks a buffer up by id; NULL if there is none. */
+struct lp_buf *lp_buf_get(int bufid);
+/* Creates an empty buffer with a fresh id; NULL when memory runs out. */
+struct lp_buf *lp_buf_new(int enc);
+/* Frees a buffer and its id (the caller has unlinked it from any queue);
+ * clears lp_sbuf / lp_rbuf if they named it. */
+void lp_buf_free(struct lp_buf *b);
+/* Body length in bytes (the sum of the segments for InPlace). */
+size_t lp_buf_bodylen(const struct lp_buf *b);
+/* Makes sure data has room for `more` bytes past len; 0 or PvmNoMem. */
+int lp_buf_reserve(struct lp_buf *b, size_t more);
+
+#endif /* LPVM_BUF_H */

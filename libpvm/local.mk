@@ -1,0 +1,18 @@
+# libpvm3.so.3: the task library.  Core sources are listed here, the packing
+# code in libpvm/pack/local.mk (variable lpvm_pack_sources).
+lib_LTLIBRARIES += libpvm/libpvm3.la
+include_HEADERS += include/pvm3.h include/pvmtev.h
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = libpvm/pvm3.pc
+
+lpvm_core_sources = \
+	libpvm/lpvm.h libpvm/buf.h \
+	libpvm/error.c
+
+libpvm_libpvm3_la_SOURCES = $(lpvm_core_sources) $(lpvm_pack_sources)
+libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm $(TIRPC_CFLAGS)
+libpvm_libpvm3_la_LIBADD = proto/libwire.la $(TIRPC_LIBS)
+# soname libpvm3.so.3 (current - age = 3), file libpvm3.so.3.4.6 as Debian's.
+# Only the names PVM 3.4.6 exported leave the library.
+libpvm_libpvm3_la_LDFLAGS = -version-info 7:6:4 -no-undefined \
+	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$)'

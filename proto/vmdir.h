@@ -1,0 +1,42 @@
+/*
+ * vmdir.h - where a virtual machine keeps its contact address and state.
+ *
+ * One private directory per user and PVM_VMID:
+ *     ${PVM_TMP:-/tmp}/pvm.<uid>[.<vmid>]      (mode 0700, owned by the user)
+ * holding pvmd.sock (the pvmd's Unix socket), pvmd.lock (flock'ed by the live
+ * pvmd for its whole life, so a stale directory left by a crashed pvmd is
+ * recognised by the lock being free), pvmd.pid, pvmd.log, and t<tid>.sock,
+ * the direct-route socket of each task that accepts direct routes.
+ */
+#ifndef PVM_VMDIR_H
+#define PVM_VMDIR_H
+
+#include <stddef.h>
+
+#define VMDIR_SOCK "pvmd.sock"
+#define VMDIR_LOCK "pvmd.lock"
+#define VMDIR_PID "pvmd.pid"
+#define VMDIR_LOG "pvmd.log"
+
+/* Writes the directory's path.  Returns 0, or -1 if PVM_VMID holds
+ * characters other than letters, digits, '.', '_' and '-' or the path does
+ * not fit. */
+int vmdir_path(char *buf, size_t n);
+
+/* Path of a file in the directory. Returns 0 or -1 as vmdir_path. */
+int vmdir_file(char *buf, size_t n, const char *name);
+
+/* Path of the direct-route socket of task `tid`. */
+int vmdir_task_sock(char *buf, size_t n, int tid);
+
+/* Creates the directory if needed, without races: mkdir with mode 0700,
+ * and when it exists, accepts it only if it is a real directory (not a
+ * symlink) owned by this user with no group/other permissions.  Returns 0,
+ * or -1 with a message in err. */
+int vmdir_create(char *err, size_t errlen);
+
+/* Checks that an existing directory is ours and private (for clients
+ * before they trust the socket in it).  Returns 0 or -1. */
+int vmdir_check(void);
+
+#endif /* PVM_VMDIR_H */

@@ -1,0 +1,144 @@
+/*
+ * wire.h - the one wire protocol spoken between tasks and pvmds.
+ *
+ * Shared by pvmd and libpvm; docs/protocol.md describes it for readers.
+ * Everything on a connection is a sequence of frames.  A frame is a fixed
+ * 40-byte header (all integers big-endian) followed by `len` payload bytes.
+ *
+ * A message is one or more frames from the same source with the same
+ * header fields; the first carries WIRE_F_FIRST and the total length, the
+ * last carries WIRE_F_LAST.  Frames of different messages from different
+ * sources may interleave on one connection (the pvmd forwards frames as
+ * they come), never frames of two messages from the same source.
+ *
+ * Control frames (WIRE_F_CTRL) are single-frame requests, replies and
+ * events between a task and its pvmd; their tag is a WIRE_TM_* code and
+ * their payload is encoded with the wire_wr / wire_rd codec below.
+ */
+#ifndef PVM_WIRE_H
+#define PVM_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped on any incompatible change; checked in TM_CONNECT. */
+#define WIRE_VERSION 1
+
+#define WIRE_HDR_SIZE 40
+
+/* Largest payload of one frame a receiver accepts; larger is a protocol
+ * error and closes the connection.  Control frames are limited further. */
+#define WIRE_MAX_FRAG (16u << 20)
+#define WIRE_MAX_CTRL (8u << 20)
+
+/* Header flags. */
+#define WIRE_F_FIRST 0x1 /* first frame of a message: `total` is valid */
+#define WIRE_F_LAST 0x2  /* last frame of a message */
+#define WIRE_F_CTRL 0x4  /* control frame: tag is a WIRE_TM_* code */
+#define WIRE_F_KNOWN (WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL)
+
+/* Tid layout (PVM 3.4): host number in bits 18-29, task part in 0-17. */
+#define WIRE_TID_HOST_MASK 0x3ffc0000
+#define WIRE_TID_HOST_SHIFT 18
+#define WIRE_TID_TASK_MASK 0x0003ffff
+#define WIRE_TID_MCAST 0x40000000
+#define WIRE_TID_DAEMON 0x80000000u
+/* Source tid the pvmd puts on messages it generates for tasks (notifies,
+ * output), as the reference does: the daemon bit alone. */
+#define WIRE_TID_PVMD_SRC ((int32_t)WIRE_TID_DAEMON)
+
+static inline int32_t wire_host_tid(int hostno)
+{
+	return (int32_t)((unsigned)hostno << WIRE_TID_HOST_SHIFT);
+}
+
+struct wire_hdr {
+	uint32_t len;   /* payload bytes in this frame */
+	uint16_t flags; /* WIRE_F_* */
+	uint16_t enc;   /* encoding of the message body (PvmData*) */
+	int32_t dst;    /* destination tid */
+	int32_t src;    /* source tid */
+	int32_t tag;    /* message tag, or WIRE_TM_* code for control */
+	int32_t ctx;    /* message context */
+	uint32_t seq;   /* per (src,dst) message number from 1; 0 = unordered */
+	uint32_t wid;   /* control: request id echoed in the reply */
+	uint64_t total; /* with WIRE_F_FIRST: payload bytes of the whole message */
+};
+
+void wire_hdr_encode(const struct wire_hdr *h, uint8_t out[WIRE_HDR_SIZE]);
+/* Decodes and validates a header.  Returns 0, or -1 when the frame is
+ * malformed (unknown flags, len over `maxlen`, CTRL without FIRST|LAST,
+ * total smaller than len on a first frame...). */
+int wire_hdr_decode(const uint8_t in[WIRE_HDR_SIZE], struct wire_hdr *h,
+		    uint32_t maxlen);
+
+/*
+ * Control codes (tag of WIRE_F_CTRL frames).  Requests go task -> pvmd and
+ * carry a wid; the reply has the same code and wid.  Payload layouts are in
+ * docs/protocol.md; "i32" is a big-endian int, "str" a u32 length then that
+ * many bytes (no terminator).
+ */
+enum wire_tm {
+	WIRE_TM_CONNECT = 1,   /* enroll: first frame on a task connection */
+	WIRE_TM_EXIT = 2,      /* task leaves (pvm_exit) */
+	WIRE_TM_SPAWN = 3,     /* start tasks */
+	WIRE_TM_TASKS = 4,     /* list tasks */
+	WIRE_TM_CONFIG = 5,    /* list hosts */
+	WIRE_TM_MSTAT = 6,     /* host status */
+	WIRE_TM_PSTAT = 7,     /* task status */
+	WIRE_TM_KILL = 8,      /* kill a task */
+	WIRE_TM_SIGNAL = 9,    /* send a signal to a task */
+	WIRE_TM_NOTIFY = 10,   /* register / cancel a notify */
+	WIRE_TM_CONTEXT = 11,  /* allocate / free a context */
+	WIRE_TM_HALT = 12,     /* stop the virtual machine */
+	WIRE_TM_SIBLINGS = 13, /* tids started by the same spawn call */
+	WIRE_TM_SETOPT = 14,   /* tell the pvmd a task option it acts on */
+	WIRE_TM_MAX
+};
+
+/* TM_CONTEXT operations. */
+#define WIRE_CTX_NEW 1
+#define WIRE_CTX_FREE 2
+
+/* Task flags reported in pvmtaskinfo.ti_flag (values the reference shows). */
+#define WIRE_TF_CONN 0x4 /* task is connected to its pvmd */
+
+/* Environment variable a pvmd sets for a spawned child: the tid reserved
+ * for it, so that it enrolls under that tid. */
+#define WIRE_ENV_SPAWN_TID "PVM_SPAWN_TID"
+
+/* ---- payload codec: sticky-error writer and length-checked reader ---- */
+
+struct wire_wr {
+	uint8_t *buf;
+	size_t len, cap;
+	int err; /* set on allocation failure; later writes are ignored */
+};
+
+void wire_wr_init(struct wire_wr *w);
+void wire_wr_free(struct wire_wr *w);
+void wire_wr_i32(struct wire_wr *w, int32_t v);
+void wire_wr_u64(struct wire_wr *w, uint64_t v);
+void wire_wr_bytes(struct wire_wr *w, const void *p, size_t n); /* u32 len + bytes */
+void wire_wr_str(struct wire_wr *w, const char *s); /* NULL writes "" */
+
+struct wire_rd {
+	const uint8_t *p;
+	size_t left;
+	int err; /* set when a read runs past the end or a length is absurd */
+};
+
+void wire_rd_init(struct wire_rd *r, const void *p, size_t n);
+int32_t wire_rd_i32(struct wire_rd *r);
+uint64_t wire_rd_u64(struct wire_rd *r);
+/* Returns a pointer into the payload and its length (not terminated);
+ * NULL with r->err set when the length exceeds what is left. */
+const uint8_t *wire_rd_bytes(struct wire_rd *r, size_t *n);
+/* Returns a newly allocated NUL-terminated copy, or NULL with r->err set
+ * (also on allocation failure).  Rejects embedded NUL bytes. */
+char *wire_rd_strdup(struct wire_rd *r);
+/* A count of following items, each at least `minsize` bytes: rejected
+ * (r->err, returns 0) when negative or more than the bytes left allow. */
+int32_t wire_rd_count(struct wire_rd *r, size_t minsize);
+
+#endif /* PVM_WIRE_H */

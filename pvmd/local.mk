@@ -1,0 +1,1 @@
+# pvmd targets
