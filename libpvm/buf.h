@@ -29,11 +29,17 @@ struct lp_buf {
 
 	struct lp_seg *seg; /* InPlace send buffer: body is these ranges */
 	int nseg, segcap;
+	/* InPlace: private copies some segments point to (values packed by
+	 * packf or pkmesg), freed with the buffer */
+	void **own;
+	int nown, owncap;
 
 	/* header: of a received message, or as set by pvm_setminfo */
 	int src, dst, tag, ctx, wid, crc;
 	uint32_t seq;
 	int received; /* 1 for a message that arrived */
+	int inqueue;  /* 1 while msg/ keeps it in the receive queue: the
+		       * program's pvm_* buffer calls then see no such id */
 
 	struct lp_buf *qnext, *qprev; /* link while in the receive queue */
 };
@@ -50,7 +56,21 @@ struct lp_buf *lp_buf_new(int enc);
 void lp_buf_free(struct lp_buf *b);
 /* Body length in bytes (the sum of the segments for InPlace). */
 size_t lp_buf_bodylen(const struct lp_buf *b);
-/* Makes sure data has room for `more` bytes past len; 0 or PvmNoMem. */
+/* Makes sure data has room for `more` bytes past len (geometric growth);
+ * 0 or PvmNoMem. */
 int lp_buf_reserve(struct lp_buf *b, size_t more);
+/* Looks up a buffer id given by the program: NULL for ids that do not
+ * exist or that sit in the receive queue (inqueue). */
+struct lp_buf *lp_buf_user(int bufid);
+/* Copies the body (data, or the seg ranges of an InPlace send buffer) to
+ * out, which holds lp_buf_bodylen(b) bytes. */
+void lp_buf_copybody(const struct lp_buf *b, void *out);
+/* The enc value pvm_getminfo and pvm_pkmesg show: 0x10000000 for XDR,
+ * 0x20000000 for an InPlace send buffer, else this host's data
+ * signature LP_DSIG (a received Raw or InPlace message). */
+int lp_buf_encsig(const struct lp_buf *b);
+#define LP_SIG_XDR 0x10000000
+#define LP_SIG_INPLACE 0x20000000
+#define LP_DSIG 0x00408c41 /* LINUX64: little-endian, LP64, IEEE */
 
 #endif /* LPVM_BUF_H */

@@ -1,2 +1,10 @@
 # Message buffers and packing (PvmDataDefault/XDR, Raw, InPlace).
-lpvm_pack_sources =
+lpvm_pack_sources = libpvm/buf.c libpvm/pack/pack.h libpvm/pack/pack.c \
+	libpvm/pack/xdr.c libpvm/pack/pkmesg.c libpvm/pack/packf.c
+
+# Unit test of buffers and packing: needs no pvmd; prints TAP.
+check_PROGRAMS += libpvm/pack/pack_test
+libpvm_pack_pack_test_SOURCES = libpvm/pack/pack_test.c
+libpvm_pack_pack_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
+libpvm_pack_pack_test_LDFLAGS = -no-install
+libpvm_pack_pack_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
