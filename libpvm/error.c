@@ -2,8 +2,10 @@
  * error.c - PVM error codes, their messages, and automatic reporting.
  */
 #include "lpvm.h"
+#include "api/api.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int pvm_errno = 0;
@@ -59,21 +61,67 @@ const char *lp_errstr(int code)
 {
 	if (code <= 0 && -code < pvm_nerr)
 		return pvm_errlist[-code];
-	return "Unknown error";
+	return "Unknown Error"; /* the reference's spelling */
+}
+
+/* Prints "libpvm [t40001]: what: text" ("[pid<n>]" before enrolling) in
+ * one write, so that lines of several tasks sharing stderr stay whole. */
+static void say(const char *what, const char *sep, const char *text)
+{
+	char line[512];
+	if (lp_selftid > 0)
+		snprintf(line, sizeof line, "libpvm [t%x]: %s%s%s\n",
+			 (unsigned)lp_selftid, what, sep, text);
+	else
+		snprintf(line, sizeof line, "libpvm [pid%d]: %s%s%s\n",
+			 (int)getpid(), what, sep, text);
+	fputs(line, stderr);
 }
 
 int lp_err(const char *fn, int code)
 {
+	static int leaving;
+
 	if (code >= 0)
 		return code;
 	pvm_errno = code;
-	if (lp_autoerr) {
-		if (lp_selftid > 0)
-			fprintf(stderr, "libpvm [t%x]: %s(): %s\n", (unsigned)lp_selftid,
-				fn, lp_errstr(code));
-		else
-			fprintf(stderr, "libpvm [pid%d]: %s(): %s\n", (int)getpid(), fn,
-				lp_errstr(code));
+	if (lp_autoerr && !leaving) {
+		say(fn, "(): ", lp_errstr(code));
+		/* PvmAutoErr 2 leaves PVM and exits with the code as status,
+		 * 3 aborts, as the reference does. */
+		if (lp_autoerr == 2) {
+			leaving = 1;
+			pvm_exit();
+			exit(code);
+		}
+		if (lp_autoerr == 3)
+			abort();
 	}
 	return code;
+}
+
+int lpvmerr(char *f, int n)
+{
+	/* The reference's exported reporter: lp_err, except that it also
+	 * prints codes >= 0 (as "Error 0", "Unknown Error") and stores them
+	 * in pvm_errno. */
+	if (!f)
+		f = "(null)";
+	if (n < 0)
+		return lp_err(f, n);
+	pvm_errno = n;
+	if (lp_autoerr)
+		say(f, "(): ", lp_errstr(n));
+	return n;
+}
+
+int pvm_perror(char *msg)
+{
+	say(msg ? msg : "(null)", ": ", lp_errstr(pvm_errno));
+	return 0;
+}
+
+char *pvm_strerror(void)
+{
+	return (char *)lp_errstr(pvm_errno);
 }

@@ -1,0 +1,9 @@
+# API layer sources (libpvm/api): the entry points that talk to the pvmd
+# (tasks, spawn, notify, contexts, options), the other exported names of
+# PVM 3.4.6, and those whose feature a later issue delivers (later.c).
+lpvm_api_sources += \
+	libpvm/api/api.h libpvm/api/call.c \
+	libpvm/api/task.c libpvm/api/info.c libpvm/api/options.c \
+	libpvm/api/context.c libpvm/api/taskctl.c \
+	libpvm/api/spawn.c libpvm/api/export.c libpvm/api/start.c \
+	libpvm/api/catchout.c libpvm/api/compat.c libpvm/api/later.c

@@ -1,0 +1,103 @@
+/*
+ * call.c - what every entry point of api/ shares: enrollment, one control
+ * call to the pvmd, tid checks, and the variables programs read.
+ */
+#include "api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The current context, for programs that read it (srm.pvm does). */
+int pvmmyctx = 0;
+
+/* Output and trace destinations given to children (layout of PVM 3.4.6). */
+struct Pvmtracer pvmctrc;
+
+void lp_api_sync(void)
+{
+	pvmmyctx = lp.ctx;
+	pvmctrc.trctid = lp.trctid;
+	pvmctrc.trcctx = lp.trcctx;
+	pvmctrc.trctag = lp.trctag;
+	pvmctrc.outtid = lp.outtid;
+	pvmctrc.outctx = lp.outctx;
+	pvmctrc.outtag = lp.outtag;
+	pvmctrc.trcbuf = lp.trcbuf;
+	pvmctrc.trcopt = lp.trcopt;
+	/* an empty trace mask as the reference shows it after enrolling:
+	 * every character '@', then the NUL */
+	if (!pvmctrc.tmask[0]) {
+		memset(pvmctrc.tmask, '@', TEV_MASK_LENGTH - 1);
+		pvmctrc.tmask[TEV_MASK_LENGTH - 1] = '\0';
+	}
+}
+
+int lp_api_enroll(const char *fn)
+{
+	int was = lp.enrolled;
+	int r = lp_enroll();
+	if (r < 0)
+		return lp_err(fn, r);
+	if (!was)
+		lp_api_sync();
+	return 0;
+}
+
+static int call(int code, const struct wire_wr *req, struct wire_rd *rd,
+		uint8_t **mem)
+{
+	size_t len = 0;
+	*mem = NULL;
+	if (req && req->err)
+		return PvmNoMem;
+	int r = lp_ctl_call(code, req, mem, &len);
+	if (r < 0) {
+		*mem = NULL;
+		return r;
+	}
+	wire_rd_init(rd, *mem, len);
+	int status = wire_rd_i32(rd);
+	if (rd->err) {
+		free(*mem);
+		*mem = NULL;
+		return PvmBadMsg;
+	}
+	return status;
+}
+
+/* Names of the control codes, for PvmDebugMask output. */
+static const char *const ctl_names[WIRE_TM_MAX] = {
+	[WIRE_TM_CONNECT] = "TM_CONNECT", [WIRE_TM_EXIT] = "TM_EXIT",
+	[WIRE_TM_SPAWN] = "TM_SPAWN", [WIRE_TM_TASKS] = "TM_TASKS",
+	[WIRE_TM_CONFIG] = "TM_CONFIG", [WIRE_TM_MSTAT] = "TM_MSTAT",
+	[WIRE_TM_PSTAT] = "TM_PSTAT", [WIRE_TM_KILL] = "TM_KILL",
+	[WIRE_TM_SIGNAL] = "TM_SIGNAL", [WIRE_TM_NOTIFY] = "TM_NOTIFY",
+	[WIRE_TM_CONTEXT] = "TM_CONTEXT", [WIRE_TM_HALT] = "TM_HALT",
+	[WIRE_TM_SIBLINGS] = "TM_SIBLINGS", [WIRE_TM_SETOPT] = "TM_SETOPT",
+};
+
+/* With PvmDebugMask set, each control call is logged on stderr. */
+static void debug_call(int code, size_t reqlen, int status)
+{
+	const char *name = code > 0 && code < WIRE_TM_MAX && ctl_names[code]
+				   ? ctl_names[code]
+				   : "TM_?";
+	fprintf(stderr, "libpvm [t%x] %s: request %zu bytes, status %d\n",
+		(unsigned)lp.mytid, name, reqlen, status);
+}
+
+int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
+		uint8_t **mem)
+{
+	int status = call(code, req, rd, mem);
+	if (lp.debugmask)
+		debug_call(code, req ? req->len : 0, status);
+	return status;
+}
+
+int lp_api_task_tid(int tid)
+{
+	return tid > 0 && !(tid & WIRE_TID_MCAST) &&
+	       (tid & WIRE_TID_HOST_MASK) != 0 &&
+	       (tid & WIRE_TID_TASK_MASK) != 0;
+}

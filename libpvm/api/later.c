@@ -1,0 +1,162 @@
+/*
+ * later.c - exported names whose feature a later issue delivers.  Each
+ * checks nothing, changes nothing and reports PvmNotImpl through lp_err
+ * (docs/compat.md lists them with their issue), so that programs that
+ * import them start and fail cleanly where they use them.
+ */
+#include "api.h"
+
+#define LATER(fn) lp_err(fn, PvmNotImpl)
+
+/* ---- message mailbox (issue 4) ---- */
+
+int pvm_putinfo(char *name, int bufid, int flags)
+{
+	(void)name, (void)bufid, (void)flags;
+	return LATER("pvm_putinfo");
+}
+
+int pvm_recvinfo(char *name, int index, int flags)
+{
+	(void)name, (void)index, (void)flags;
+	return LATER("pvm_recvinfo");
+}
+
+int pvm_delinfo(char *name, int index, int flags)
+{
+	(void)name, (void)index, (void)flags;
+	return LATER("pvm_delinfo");
+}
+
+int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
+{
+	(void)pattern, (void)classes;
+	if (nclasses)
+		*nclasses = 0;
+	return LATER("pvm_getmboxinfo");
+}
+
+int pvm_insert(char *name, int req, int data)
+{
+	(void)name, (void)req, (void)data;
+	return LATER("pvm_insert");
+}
+
+int pvm_lookup(char *name, int req, int *datap)
+{
+	(void)name, (void)req, (void)datap;
+	return LATER("pvm_lookup");
+}
+
+int pvm_delete(char *name, int req)
+{
+	(void)name, (void)req;
+	return LATER("pvm_delete");
+}
+
+/* ---- message handlers (issue 4) ---- */
+
+int pvm_addmhf(int src, int tag, int ctx, int (*f)(int))
+{
+	(void)src, (void)tag, (void)ctx, (void)f;
+	return LATER("pvm_addmhf");
+}
+
+int pvm_delmhf(int mhid)
+{
+	(void)mhid;
+	return LATER("pvm_delmhf");
+}
+
+void pvmdisplaymhfinfo(char *who, char *msg, int tid)
+{
+	(void)who, (void)msg, (void)tid;
+	LATER("pvmdisplaymhfinfo");
+}
+
+/* ---- registration as tasker, resource manager, hoster (issue 3) ---- */
+
+int pvm_reg_tasker(void)
+{
+	return LATER("pvm_reg_tasker");
+}
+
+int pvm_reg_rm(struct pvmhostinfo **hip)
+{
+	(void)hip;
+	return LATER("pvm_reg_rm");
+}
+
+int pvm_reg_hoster(void)
+{
+	return LATER("pvm_reg_hoster");
+}
+
+/* Tasks that set PvmNoReset, for the console's reset (issue 3). */
+int pvm_getnoresets(int **tids, int *ntids)
+{
+	(void)tids;
+	if (ntids)
+		*ntids = 0;
+	return LATER("pvm_getnoresets");
+}
+
+/* ---- several hosts (issue 7) ---- */
+
+static void fill(int *infos, int n, int code)
+{
+	for (int i = 0; infos && i < n; i++)
+		infos[i] = code;
+}
+
+int pvm_addhosts(char **hosts, int nhost, int *infos)
+{
+	(void)hosts;
+	fill(infos, nhost, PvmNotImpl);
+	return LATER("pvm_addhosts");
+}
+
+int pvm_delhosts(char **hosts, int nhost, int *infos)
+{
+	(void)hosts;
+	fill(infos, nhost, PvmNotImpl);
+	return LATER("pvm_delhosts");
+}
+
+int pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
+{
+	(void)host, (void)clk, (void)delta;
+	return LATER("pvm_hostsync");
+}
+
+/* ---- tracing (no issue filed yet) ---- */
+
+int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask,
+		   int tbuf, int topt)
+{
+	(void)tctx, (void)ttag, (void)octx, (void)otag, (void)tmask;
+	(void)tbuf, (void)topt;
+	return LATER("pvm_reg_tracer");
+}
+
+int pvm_gettmask(int who, Pvmtmask mask)
+{
+	(void)who, (void)mask;
+	return LATER("pvm_gettmask");
+}
+
+int pvm_settmask(int who, Pvmtmask mask)
+{
+	(void)who, (void)mask;
+	return LATER("pvm_settmask");
+}
+
+/* ---- pvmd debugging hook (no issue filed yet) ---- */
+
+int pvm_tickle(int narg, int *argp, int *nres, int *resp)
+{
+	(void)narg, (void)argp, (void)resp;
+	if (nres)
+		*nres = 0;
+	return LATER("pvm_tickle");
+}

@@ -1,0 +1,114 @@
+/*
+ * start.c - pvm_start_pvmd: starts the pvmd installed with this library
+ * ($PVM_PVMD if set, else the compiled-in PVM_PVMD_PATH; never one found
+ * through PVM_ROOT, which may name an old PVM installation).
+ */
+#define _GNU_SOURCE
+#include "api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmdir.h"
+
+#ifndef PVM_PVMD_PATH
+#define PVM_PVMD_PATH "pvmd"
+#endif
+
+#define START_TIMEOUT_MS 30000
+#define START_POLL_MS 10
+
+/* Whether a pvmd of this user and PVM_VMID accepts connections now. */
+static int pvmd_answers(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (vmdir_check() < 0 ||
+	    vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
+		return 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	close(fd);
+	return ok;
+}
+
+static void nap(int ms)
+{
+	struct timespec ts = {0, ms * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Runs the pvmd with our arguments.  By default it detaches and its
+ * first process exits 0 once the daemon is ready (1 if it cannot start);
+ * a pvmd told to stay in the foreground (-f) is ready when it answers. */
+static int run_pvmd(int argc, char **argv)
+{
+	const char *path = getenv("PVM_PVMD");
+	if (!path || !*path)
+		path = PVM_PVMD_PATH;
+	char **av = calloc((size_t)argc + 2, sizeof *av);
+	if (!av)
+		return PvmNoMem;
+	av[0] = (char *)path;
+	for (int i = 0; i < argc; i++)
+		av[i + 1] = argv[i];
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(av);
+		return PvmCantStart;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null > 0) {
+			dup2(null, 0);
+			close(null);
+		}
+		execv(path, av);
+		_exit(127);
+	}
+	free(av);
+
+	for (int waited = 0; waited < START_TIMEOUT_MS; waited += START_POLL_MS) {
+		int st;
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+					       pvmd_answers() ? 0 : PvmCantStart;
+		if (w < 0 && errno != EINTR)
+			/* reaped elsewhere (SIGCHLD ignored...): just look */
+			return pvmd_answers() ? 0 : PvmCantStart;
+		if (pvmd_answers())
+			return 0; /* a foreground pvmd: it stays our child */
+		nap(START_POLL_MS);
+	}
+	return PvmCantStart;
+}
+
+int pvm_start_pvmd(int argc, char **argv, int block)
+{
+	if (lp.enrolled || pvmd_answers())
+		return lp_err("pvm_start_pvmd", PvmDupHost);
+	if (argc < 0 || (argc > 0 && !argv))
+		return lp_err("pvm_start_pvmd", PvmBadParam);
+	for (int i = 0; i < argc; i++)
+		if (!argv[i])
+			return lp_err("pvm_start_pvmd", PvmBadParam);
+	int r = run_pvmd(argc, argv);
+	if (r < 0)
+		return lp_err("pvm_start_pvmd", r);
+	/* With block, return enrolled in the new machine (a one-host
+	 * machine has no hosts to wait for). */
+	if (block)
+		return lp_api_enroll("pvm_start_pvmd");
+	return 0;
+}
