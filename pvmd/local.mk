@@ -1,1 +1,24 @@
-# pvmd targets
+# pvmd: the daemon, one per host, user and PVM_VMID.
+bin_PROGRAMS += pvmd/pvmd
+pvmd_pvmd_SOURCES = \
+	pvmd/main.c pvmd/pvmd.h \
+	pvmd/signals.c \
+	pvmd/loop.c pvmd/loop.h \
+	pvmd/idhash.c pvmd/idhash.h \
+	pvmd/log.c pvmd/log.h \
+	pvmd/conn.c pvmd/conn.h \
+	pvmd/task.c \
+	pvmd/ctl.c pvmd/ctl_spawn.c \
+	pvmd/spawn.c \
+	pvmd/output.c \
+	pvmd/notify.c \
+	pvmd/context.c
+pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
+pvmd_pvmd_LDADD = proto/libwire.la
+dist_man_MANS += pvmd/pvmd.8
+
+# Sends malformed input to a running pvmd (for the test suites).
+check_PROGRAMS += pvmd/wirefuzz
+pvmd_wirefuzz_SOURCES = pvmd/wirefuzz.c
+pvmd_wirefuzz_CPPFLAGS = $(AM_CPPFLAGS)
+pvmd_wirefuzz_LDADD = proto/libwire.la

@@ -1,0 +1,54 @@
+/*
+ * context.c - message contexts (pvm_newcontext / pvm_freecontext).
+ *
+ * Like the reference, a new context is this host's tid plus a counter
+ * (0x40001, 0x40002...), so ids are unique in the machine and never 0
+ * (the base context).  The counter wraps and skips ids in use; the
+ * contexts a task allocated are freed when it exits.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "pvm3.h"
+#include "pvmd.h"
+#include "wire.h"
+
+int context_new(struct pvmd *d, int owner)
+{
+	for (int i = 0; i < WIRE_TID_TASK_MASK; i++) {
+		int part = d->next_ctx;
+		d->next_ctx = part >= WIRE_TID_TASK_MASK ? 1 : part + 1;
+		int ctx = d->hosttid | part;
+		if (idhash_get(&d->contexts, ctx))
+			continue;
+		if (idhash_put(&d->contexts, ctx, (void *)(intptr_t)owner) < 0)
+			return PvmNoMem;
+		return ctx;
+	}
+	return PvmOutOfRes;
+}
+
+int context_free(struct pvmd *d, int owner, int ctx)
+{
+	(void)owner; /* any task may free a context, as in the reference */
+	if (!idhash_del(&d->contexts, ctx))
+		return PvmNotFound;
+	return 0;
+}
+
+void context_task_exit(struct pvmd *d, int owner)
+{
+	int mine[64];
+	size_t n;
+	do {
+		n = 0;
+		for (size_t i = 0; i < d->contexts.cap && n < 64; i++)
+			if (d->contexts.slots[i].key &&
+			    (intptr_t)d->contexts.slots[i].val == owner)
+				mine[n++] = d->contexts.slots[i].key;
+		for (size_t i = 0; i < n; i++)
+			idhash_del(&d->contexts, mine[i]);
+	} while (n == 64);
+}

@@ -1,0 +1,409 @@
+/*
+ * ctl.c - control requests from tasks (docs/protocol.md, "Control
+ * messages"), dispatched through a table indexed by TM_* code.
+ *
+ * A handler decodes its payload with a wire_rd, which checks every length;
+ * a decode error or trailing bytes make the frame malformed and the caller
+ * closes that connection.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "log.h"
+#include "pvm3.h"
+#include "pvmd.h"
+#include "wire.h"
+
+typedef int (*ctl_fn)(struct pvmd *d, struct conn *c,
+		      const struct wire_hdr *h, struct wire_rd *r);
+
+/* True when the request was consumed exactly. */
+static int complete(const struct wire_rd *r)
+{
+	return !r->err && r->left == 0;
+}
+
+static void reply_status(struct pvmd *d, struct conn *c,
+			 const struct wire_hdr *h, int status)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+}
+
+/* PvmBadParam for a tid that cannot name a task, else 0.  (A task tid of
+ * another host simply names no task here.) */
+static int check_task_tid(const struct pvmd *d, int tid)
+{
+	(void)d;
+	if (tid <= 0 || (tid & ~(WIRE_TID_HOST_MASK | WIRE_TID_TASK_MASK)) ||
+	    !(tid & WIRE_TID_TASK_MASK))
+		return PvmBadParam;
+	return 0;
+}
+
+/* ---- TM_CONNECT ---- */
+
+static void connect_reply(struct pvmd *d, struct conn *c,
+			  const struct wire_hdr *h, int status,
+			  const struct task *t)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	wire_wr_i32(&w, t ? t->tid : 0);
+	wire_wr_i32(&w, t ? t->ptid : 0);
+	wire_wr_i32(&w, t ? t->pflags : 0);
+	wire_wr_i32(&w, t ? t->ctx : 0);
+	wire_wr_i32(&w, d->hosttid);
+	wire_wr_str(&w, d->hostname);
+	wire_wr_str(&w, d->arch);
+	wire_wr_i32(&w, t ? t->outtid : 0);
+	wire_wr_i32(&w, t ? t->outctx : 0);
+	wire_wr_i32(&w, t ? t->outtag : 0);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+}
+
+/* The task reserved for this peer by a spawn of ours, if any: first by
+ * the pid we forked, then by the tid the child found in PVM_SPAWN_TID. */
+static struct task *find_reserved(struct pvmd *d, pid_t pid, int spawn_tid)
+{
+	intptr_t tid = (intptr_t)idhash_get(&d->children, (int)pid);
+	struct task *t = tid ? task_find(d, (int)tid) : NULL;
+	if (t && !t->conn && t->pid == pid)
+		return t;
+	t = spawn_tid ? task_find(d, spawn_tid) : NULL;
+	if (t && !t->conn && (t->flags & TASK_F_SPAWNED))
+		return t;
+	return NULL;
+}
+
+static int tm_connect(struct pvmd *d, struct conn *c,
+		     const struct wire_hdr *h, struct wire_rd *r)
+{
+	int version = wire_rd_i32(r);
+	int pid = wire_rd_i32(r);
+	int spawn_tid = wire_rd_i32(r);
+	char *aout = wire_rd_strdup(r);
+	free(aout); /* the pvmd knows spawned tasks' names itself */
+	if (!complete(r))
+		return -1;
+
+	pid_t peer = conn_peer_pid(c);
+	if (version != WIRE_VERSION) {
+		plog(PL_ERR, "pid %d speaks protocol version %d, not %d: rejected",
+		     (int)peer, version, WIRE_VERSION);
+		connect_reply(d, c, h, PvmBadVersion, NULL);
+		conn_close(d, c, "bad protocol version");
+		return 0;
+	}
+	if (pid != (int)peer)
+		plog(PL_DEBUG, "pid %d says it is pid %d; trusting the kernel",
+		     (int)peer, pid);
+	if (d->halting) {
+		connect_reply(d, c, h, PvmSysErr, NULL);
+		conn_close(d, c, "pvmd halting");
+		return 0;
+	}
+
+	struct task *t = find_reserved(d, peer, spawn_tid);
+	if (t) {
+		t->pid = peer;
+	} else {
+		t = task_new(d);
+		if (!t) {
+			plog(PL_ERR, "pid %d: no free tid or out of memory",
+			     (int)peer);
+			connect_reply(d, c, h, PvmOutOfRes, NULL);
+			conn_close(d, c, "no free tid");
+			return 0;
+		}
+		t->pid = peer;
+	}
+	task_attach(d, t, c);
+	plog(PL_INFO, "t%x enrolled (pid %d%s%s)", t->tid, (int)peer,
+	     *t->aout ? ", " : "", t->aout);
+	connect_reply(d, c, h, 0, t);
+	return 0;
+}
+
+/* ---- simple requests ---- */
+
+static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		   struct wire_rd *r)
+{
+	if (!complete(r))
+		return -1;
+	reply_status(d, c, h, 0);
+	task_exit(d, conn_task(c), "pvm_exit");
+	return 0;
+}
+
+static int tm_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		     struct wire_rd *r)
+{
+	if (!complete(r))
+		return -1;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	wire_wr_i32(&w, 1); /* hosts */
+	wire_wr_i32(&w, 1); /* architectures */
+	wire_wr_i32(&w, d->hosttid);
+	wire_wr_str(&w, d->hostname);
+	wire_wr_str(&w, d->arch);
+	wire_wr_i32(&w, PVMD_SPEED);
+	wire_wr_i32(&w, PVMD_DSIG);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	return 0;
+}
+
+static int tm_mstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		    struct wire_rd *r)
+{
+	char *host = wire_rd_strdup(r);
+	if (!complete(r)) {
+		free(host);
+		return -1;
+	}
+	reply_status(d, c, h, spawn_is_our_host(d, host) ? 0 : PvmNoHost);
+	free(host);
+	return 0;
+}
+
+static int tm_pstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		    struct wire_rd *r)
+{
+	int tid = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	int st = check_task_tid(d, tid);
+	if (!st && !task_find(d, tid))
+		st = PvmNoTask;
+	reply_status(d, c, h, st);
+	return 0;
+}
+
+/* pvm_kill: SIGTERM, as the reference and man 3 pvm_kill do.  Like the
+ * reference, a tid with no task (of this host or another) is not an
+ * error. */
+static int tm_kill(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		   struct wire_rd *r)
+{
+	int tid = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	int st = check_task_tid(d, tid);
+	struct task *t = st ? NULL : task_find(d, tid);
+	if (t) {
+		plog(PL_INFO, "t%x: killed by t%x", tid, conn_task(c)->tid);
+		/* Reply first: the caller may be killing itself. */
+		reply_status(d, c, h, 0);
+		task_signal(d, t, SIGTERM);
+		return 0;
+	}
+	reply_status(d, c, h, st);
+	return 0;
+}
+
+static int tm_signal(struct pvmd *d, struct conn *c,
+		     const struct wire_hdr *h, struct wire_rd *r)
+{
+	int tid = wire_rd_i32(r);
+	int sig = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	int st = check_task_tid(d, tid);
+	if (!st && (sig < 0 || sig >= NSIG))
+		st = PvmBadParam;
+	struct task *t = st ? NULL : task_find(d, tid);
+	if (t) {
+		reply_status(d, c, h, 0);
+		task_signal(d, t, sig);
+		return 0;
+	}
+	reply_status(d, c, h, st);
+	return 0;
+}
+
+static int tm_notify(struct pvmd *d, struct conn *c,
+		     const struct wire_hdr *h, struct wire_rd *r)
+{
+	int what = wire_rd_i32(r);
+	int tag = wire_rd_i32(r);
+	int ctx = wire_rd_i32(r);
+	int cnt = wire_rd_count(r, 4);
+	int *tids = NULL;
+	if (r->err)
+		return -1;
+	if (cnt) {
+		tids = malloc((size_t)cnt * sizeof *tids);
+		if (!tids) {
+			reply_status(d, c, h, PvmNoMem);
+			return 0;
+		}
+		for (int i = 0; i < cnt; i++)
+			tids[i] = wire_rd_i32(r);
+	}
+	if (!complete(r)) {
+		free(tids);
+		return -1;
+	}
+	int st = notify_request(d, conn_task(c)->tid, what, tag, ctx, cnt, tids);
+	free(tids);
+	reply_status(d, c, h, st);
+	return 0;
+}
+
+static int tm_context(struct pvmd *d, struct conn *c,
+		      const struct wire_hdr *h, struct wire_rd *r)
+{
+	int op = wire_rd_i32(r);
+	int ctx = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	int owner = conn_task(c)->tid, st;
+	if (op == WIRE_CTX_NEW)
+		st = context_new(d, owner);
+	else if (op == WIRE_CTX_FREE)
+		st = context_free(d, owner, ctx);
+	else
+		st = PvmBadParam;
+	reply_status(d, c, h, st);
+	return 0;
+}
+
+static int tm_halt(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		   struct wire_rd *r)
+{
+	(void)h;
+	if (!complete(r))
+		return -1;
+	char why[64];
+	snprintf(why, sizeof why, "pvm_halt from t%x", conn_task(c)->tid);
+	pvmd_halt(d, why);
+	return 0;
+}
+
+static int tm_siblings(struct pvmd *d, struct conn *c,
+		       const struct wire_hdr *h, struct wire_rd *r)
+{
+	if (!complete(r))
+		return -1;
+	struct task *t = conn_task(c);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	if (t->sibs) {
+		wire_wr_i32(&w, t->sibs->n);
+		for (int i = 0; i < t->sibs->n; i++)
+			wire_wr_i32(&w, t->sibs->tids[i]);
+	} else {
+		wire_wr_i32(&w, 1); /* not spawned: itself only, as the reference */
+		wire_wr_i32(&w, t->tid);
+	}
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	return 0;
+}
+
+static int tm_setopt(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		     struct wire_rd *r)
+{
+	int opt = wire_rd_i32(r);
+	int val = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	plog(PL_DEBUG, "t%x: setopt %d = %d", conn_task(c)->tid, opt, val);
+	reply_status(d, c, h, 0);
+	return 0;
+}
+
+/* TM_SPAWN and TM_TASKS are longer: ctl_spawn.c. */
+int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r);
+int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r);
+
+static const struct {
+	const char *name;
+	ctl_fn fn;
+} table[WIRE_TM_MAX] = {
+	[WIRE_TM_CONNECT] = { "TM_CONNECT", tm_connect },
+	[WIRE_TM_EXIT] = { "TM_EXIT", tm_exit },
+	[WIRE_TM_SPAWN] = { "TM_SPAWN", ctl_spawn },
+	[WIRE_TM_TASKS] = { "TM_TASKS", ctl_tasks },
+	[WIRE_TM_CONFIG] = { "TM_CONFIG", tm_config },
+	[WIRE_TM_MSTAT] = { "TM_MSTAT", tm_mstat },
+	[WIRE_TM_PSTAT] = { "TM_PSTAT", tm_pstat },
+	[WIRE_TM_KILL] = { "TM_KILL", tm_kill },
+	[WIRE_TM_SIGNAL] = { "TM_SIGNAL", tm_signal },
+	[WIRE_TM_NOTIFY] = { "TM_NOTIFY", tm_notify },
+	[WIRE_TM_CONTEXT] = { "TM_CONTEXT", tm_context },
+	[WIRE_TM_HALT] = { "TM_HALT", tm_halt },
+	[WIRE_TM_SIBLINGS] = { "TM_SIBLINGS", tm_siblings },
+	[WIRE_TM_SETOPT] = { "TM_SETOPT", tm_setopt },
+};
+
+int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 const uint8_t *payload)
+{
+	struct task *t = conn_task(c);
+	int code = h->tag;
+	int known = code > 0 && code < WIRE_TM_MAX && table[code].fn;
+
+	if (!t) {
+		/* Only TM_CONNECT before enrollment. */
+		if (code != WIRE_TM_CONNECT) {
+			plog(PL_ERR, "pid %d: control code %d before TM_CONNECT",
+			     (int)conn_peer_pid(c), code);
+			return -1;
+		}
+	} else {
+		if (code == WIRE_TM_CONNECT) {
+			plog(PL_ERR, "t%x: TM_CONNECT on an enrolled connection",
+			     t->tid);
+			return -1;
+		}
+		if (h->src != t->tid) {
+			plog(PL_ERR, "t%x: control frame with src %x", t->tid,
+			     h->src);
+			return -1;
+		}
+	}
+	if (!known) {
+		plog(PL_ERR, "t%x: unknown control code %d%s", t->tid, code,
+		     h->wid ? ": replied PvmNotImpl" : "");
+		if (h->wid)
+			reply_status(d, c, h, PvmNotImpl);
+		return 0;
+	}
+	if (t)
+		plog(PL_DEBUG, "%s from t%x (wid %u, %u bytes)",
+		     table[code].name, t->tid, h->wid, h->len);
+	else
+		plog(PL_DEBUG, "%s from pid %d (wid %u, %u bytes)",
+		     table[code].name, (int)conn_peer_pid(c), h->wid, h->len);
+
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	if (table[code].fn(d, c, h, &r) < 0) {
+		if (t)
+			plog(PL_ERR, "t%x: malformed %s request (%u bytes)",
+			     t->tid, table[code].name, h->len);
+		else
+			plog(PL_ERR, "pid %d: malformed %s request (%u bytes)",
+			     (int)conn_peer_pid(c), table[code].name, h->len);
+		return -1;
+	}
+	return 0;
+}

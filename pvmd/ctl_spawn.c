@@ -1,0 +1,190 @@
+/*
+ * ctl_spawn.c - the control requests that carry lists: TM_SPAWN (decoded
+ * here, carried out in spawn.c) and TM_TASKS.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "log.h"
+#include "pvm3.h"
+#include "pvmd.h"
+#include "wire.h"
+
+#define SPAWN_MAX_COUNT 4096
+
+int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r);
+int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r);
+
+void spawn_req_free(struct spawn_req *q)
+{
+	free(q->file);
+	free(q->where);
+	if (q->argv)
+		for (int i = 0; i < q->argc; i++)
+			free(q->argv[i]);
+	free(q->argv);
+	if (q->env)
+		for (int i = 0; i < q->nenv; i++)
+			free(q->env[i]);
+	free(q->env);
+	memset(q, 0, sizeof *q);
+}
+
+/* Reads `n` strings into a NULL-ended array.  NULL on error (r->err). */
+static char **read_strings(struct wire_rd *r, int n)
+{
+	char **v = calloc((size_t)n + 1, sizeof *v);
+	if (!v) {
+		r->err = 1;
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		v[i] = wire_rd_strdup(r);
+		if (!v[i]) {
+			for (int j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			r->err = 1;
+			return NULL;
+		}
+	}
+	return v;
+}
+
+static int decode_spawn(struct wire_rd *r, struct spawn_req *q)
+{
+	memset(q, 0, sizeof *q);
+	q->file = wire_rd_strdup(r);
+	q->flags = wire_rd_i32(r);
+	q->where = wire_rd_strdup(r);
+	q->count = wire_rd_i32(r);
+	q->ctx = wire_rd_i32(r);
+	q->argc = wire_rd_count(r, 4);
+	if (r->err)
+		return -1;
+	q->argv = read_strings(r, q->argc);
+	q->nenv = wire_rd_count(r, 4);
+	if (r->err)
+		return -1;
+	q->env = read_strings(r, q->nenv);
+	q->outtid = wire_rd_i32(r);
+	q->outctx = wire_rd_i32(r);
+	q->outtag = wire_rd_i32(r);
+	return r->err || r->left ? -1 : 0;
+}
+
+static void spawn_reply(struct pvmd *d, struct conn *c,
+			const struct wire_hdr *h, int status, int n,
+			const int *tids)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, tids[i]);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+}
+
+int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r)
+{
+	struct spawn_req q;
+	if (decode_spawn(r, &q) < 0) {
+		spawn_req_free(&q);
+		return -1;
+	}
+	struct task *parent = conn_task(c);
+	if (q.count < 1 || q.count > SPAWN_MAX_COUNT || !*q.file) {
+		plog(PL_ERR, "t%x: spawn of '%s' with count %d refused",
+		     parent->tid, q.file, q.count);
+		spawn_reply(d, c, h, PvmBadParam, 0, NULL);
+		spawn_req_free(&q);
+		return 0;
+	}
+	int *tids = malloc((size_t)q.count * sizeof *tids);
+	if (!tids) {
+		spawn_reply(d, c, h, PvmNoMem, 0, NULL);
+		spawn_req_free(&q);
+		return 0;
+	}
+	int st = spawn_tasks(d, parent, &q, tids);
+	if (st < 0)
+		spawn_reply(d, c, h, st, 0, NULL);
+	else
+		spawn_reply(d, c, h, st, q.count, tids);
+	free(tids);
+	spawn_req_free(&q);
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	int x = (*(struct task *const *)a)->tid;
+	int y = (*(struct task *const *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+static void put_task(struct pvmd *d, struct wire_wr *w, const struct task *t)
+{
+	wire_wr_i32(w, t->tid);
+	/* The reference shows PvmParentNotSet for a PvmNoSpawnParent child. */
+	wire_wr_i32(w, (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet :
+							     t->ptid);
+	wire_wr_i32(w, d->hosttid);
+	wire_wr_i32(w, t->flags);
+	wire_wr_str(w, t->aout);
+	wire_wr_i32(w, (int)t->pid);
+}
+
+int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct wire_rd *r)
+{
+	int where = wire_rd_i32(r);
+	if (r->err || r->left)
+		return -1;
+
+	struct wire_wr w;
+	wire_wr_init(&w);
+	if (where == 0 || where == d->hosttid) {
+		size_t n = 0;
+		struct task **v = malloc((d->tasks.count + 1) * sizeof *v);
+		if (!v) {
+			wire_wr_i32(&w, PvmNoMem);
+			wire_wr_i32(&w, 0);
+		} else {
+			for (size_t i = 0; i < d->tasks.cap; i++)
+				if (d->tasks.slots[i].key)
+					v[n++] = d->tasks.slots[i].val;
+			qsort(v, n, sizeof *v, cmp_tid);
+			wire_wr_i32(&w, 0);
+			wire_wr_i32(&w, (int)n);
+			for (size_t i = 0; i < n; i++)
+				put_task(d, &w, v[i]);
+			free(v);
+		}
+	} else {
+		struct task *t = task_find(d, where);
+		if (t) {
+			wire_wr_i32(&w, 0);
+			wire_wr_i32(&w, 1);
+			put_task(d, &w, t);
+		} else {
+			/* No such task here: an empty list, as the reference
+			 * answers; another host's tid: PvmNoHost. */
+			int ours = (where & WIRE_TID_HOST_MASK) == d->hosttid &&
+				   !(where & ~(WIRE_TID_HOST_MASK | WIRE_TID_TASK_MASK));
+			wire_wr_i32(&w, ours ? 0 : PvmNoHost);
+			wire_wr_i32(&w, 0);
+		}
+	}
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	return 0;
+}

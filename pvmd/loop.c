@@ -1,0 +1,272 @@
+/*
+ * loop.c - epoll event loop with a timer heap (see loop.h).
+ */
+#include "config.h"
+
+#include "loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOT_ARMED ((size_t)-1)
+#define MAX_EVENTS 256
+
+struct deferred {
+	void (*fn)(void *);
+	void *p;
+};
+
+struct ev_loop {
+	int epfd;
+	int stop;
+	int dispatching;
+	struct ev_timer **heap;
+	size_t nheap, capheap;
+	struct deferred *defer;
+	size_t ndefer, capdefer;
+	ev_hook_cb before_sleep;
+	void *before_sleep_data;
+};
+
+uint64_t ev_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct ev_loop *ev_loop_new(void)
+{
+	struct ev_loop *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void ev_loop_free(struct ev_loop *l)
+{
+	if (!l)
+		return;
+	close(l->epfd);
+	free(l->heap);
+	free(l->defer);
+	free(l);
+}
+
+/* ---- fds ---- */
+
+int ev_io_start(struct ev_loop *l, struct ev_io *io, int fd, uint32_t events,
+		ev_io_cb cb, void *data)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = io };
+	io->fd = fd;
+	io->events = events;
+	io->cb = cb;
+	io->data = data;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		io->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int ev_io_set(struct ev_loop *l, struct ev_io *io, uint32_t events)
+{
+	if (io->fd < 0 || io->events == events)
+		return 0;
+	struct epoll_event ev = { .events = events, .data.ptr = io };
+	if (epoll_ctl(l->epfd, EPOLL_CTL_MOD, io->fd, &ev) < 0)
+		return -1;
+	io->events = events;
+	return 0;
+}
+
+void ev_io_stop(struct ev_loop *l, struct ev_io *io)
+{
+	if (io->fd < 0)
+		return;
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, io->fd, NULL);
+	io->fd = -1;
+}
+
+/* ---- timers: binary min-heap on `when` ---- */
+
+static void heap_place(struct ev_loop *l, size_t i, struct ev_timer *t)
+{
+	l->heap[i] = t;
+	t->slot = i;
+}
+
+static void heap_up(struct ev_loop *l, size_t i)
+{
+	struct ev_timer *t = l->heap[i];
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (l->heap[parent]->when <= t->when)
+			break;
+		heap_place(l, i, l->heap[parent]);
+		i = parent;
+	}
+	heap_place(l, i, t);
+}
+
+static void heap_down(struct ev_loop *l, size_t i)
+{
+	struct ev_timer *t = l->heap[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= l->nheap)
+			break;
+		if (c + 1 < l->nheap && l->heap[c + 1]->when < l->heap[c]->when)
+			c++;
+		if (l->heap[c]->when >= t->when)
+			break;
+		heap_place(l, i, l->heap[c]);
+		i = c;
+	}
+	heap_place(l, i, t);
+}
+
+void ev_timer_init(struct ev_timer *t, ev_timer_cb cb, void *data)
+{
+	t->when = 0;
+	t->slot = NOT_ARMED;
+	t->cb = cb;
+	t->data = data;
+}
+
+void ev_timer_stop(struct ev_loop *l, struct ev_timer *t)
+{
+	size_t i = t->slot;
+	if (i == NOT_ARMED)
+		return;
+	t->slot = NOT_ARMED;
+	l->nheap--;
+	if (i == l->nheap)
+		return;
+	struct ev_timer *moved = l->heap[l->nheap];
+	heap_place(l, i, moved);
+	heap_up(l, i);
+	heap_down(l, moved->slot);
+}
+
+int ev_timer_start(struct ev_loop *l, struct ev_timer *t, uint64_t ms)
+{
+	ev_timer_stop(l, t);
+	if (l->nheap == l->capheap) {
+		size_t cap = l->capheap ? 2 * l->capheap : 16;
+		struct ev_timer **h = realloc(l->heap, cap * sizeof *h);
+		if (!h)
+			return -1;
+		l->heap = h;
+		l->capheap = cap;
+	}
+	t->when = ev_now_ms() + ms;
+	heap_place(l, l->nheap++, t);
+	heap_up(l, t->slot);
+	return 0;
+}
+
+static int next_timeout(struct ev_loop *l)
+{
+	if (!l->nheap)
+		return -1;
+	uint64_t now = ev_now_ms(), when = l->heap[0]->when;
+	if (when <= now)
+		return 0;
+	uint64_t d = when - now;
+	return d > 60000 ? 60000 : (int)d;
+}
+
+static void run_timers(struct ev_loop *l)
+{
+	uint64_t now = ev_now_ms();
+	while (l->nheap && l->heap[0]->when <= now) {
+		struct ev_timer *t = l->heap[0];
+		ev_timer_stop(l, t);
+		t->cb(l, t);
+	}
+}
+
+/* ---- deferred frees ---- */
+
+void ev_defer(struct ev_loop *l, void (*fn)(void *), void *p)
+{
+	if (!l->dispatching) {
+		fn(p);
+		return;
+	}
+	if (l->ndefer == l->capdefer) {
+		size_t cap = l->capdefer ? 2 * l->capdefer : 16;
+		struct deferred *d = realloc(l->defer, cap * sizeof *d);
+		if (!d) {
+			/* Leaking is safer than a use-after-free. */
+			return;
+		}
+		l->defer = d;
+		l->capdefer = cap;
+	}
+	l->defer[l->ndefer++] = (struct deferred){ fn, p };
+}
+
+static void run_deferred(struct ev_loop *l)
+{
+	/* A deferred function may defer more: loop until empty. */
+	while (l->ndefer) {
+		struct deferred d = l->defer[--l->ndefer];
+		d.fn(d.p);
+	}
+}
+
+void ev_set_before_sleep(struct ev_loop *l, ev_hook_cb cb, void *data)
+{
+	l->before_sleep = cb;
+	l->before_sleep_data = data;
+}
+
+void ev_stop(struct ev_loop *l)
+{
+	l->stop = 1;
+}
+
+int ev_run(struct ev_loop *l)
+{
+	struct epoll_event evs[MAX_EVENTS];
+
+	l->stop = 0;
+	while (!l->stop) {
+		l->dispatching = 1;
+		if (l->before_sleep)
+			l->before_sleep(l, l->before_sleep_data);
+		l->dispatching = 0;
+		run_deferred(l);
+		if (l->stop)
+			break;
+
+		int n = epoll_wait(l->epfd, evs, MAX_EVENTS, next_timeout(l));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		l->dispatching = 1;
+		for (int i = 0; i < n; i++) {
+			struct ev_io *io = evs[i].data.ptr;
+			if (io->fd < 0)
+				continue; /* stopped earlier in this batch */
+			io->cb(l, io, evs[i].events);
+		}
+		run_timers(l);
+		l->dispatching = 0;
+		run_deferred(l);
+	}
+	return 0;
+}

@@ -1,0 +1,374 @@
+/*
+ * main.c - pvmd startup, signals, halt and shutdown.
+ *
+ *   pvmd [-f] [-d debugmask] [hostfile]
+ *
+ * Without -f the pvmd detaches; the starting process exits 0 only once the
+ * socket is listening, or 1 with the reason on stderr.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "pvmd.h"
+#include "vmdir.h"
+#include "wire.h"
+
+#define TICK_MS 1000
+#define HANDSHAKE_MS 30000 /* a peer must enroll within this */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pvmd [-f] [-d debugmask] [hostfile]\n"
+		   "  -f            stay in the foreground (log also to stderr)\n"
+		   "  -d debugmask  log debugging detail (any non-zero mask)\n");
+}
+
+/* ---- startup failures are reported to the starting process ---- */
+
+static int report_fd = -1; /* write end of the pipe to our parent */
+static int log_ready;      /* pvmd.log is open */
+
+static void startup_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void startup_fail(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (log_ready)
+		plog(PL_ERR, "%s", msg);
+	if (report_fd >= 0) {
+		if (write(report_fd, msg, strlen(msg)) < 0) {
+			/* parent gone: nobody to tell */
+		}
+	} else {
+		fprintf(stderr, "pvmd: %s\n", msg);
+	}
+	exit(1);
+}
+
+/* Forks; the parent waits for the child's verdict and exits with it. */
+static void detach(void)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		perror("pvmd: pipe");
+		exit(1);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("pvmd: fork");
+		exit(1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		char msg[1024];
+		size_t n = 0;
+		ssize_t r;
+		while (n < sizeof msg - 1 &&
+		       ((r = read(p[0], msg + n, sizeof msg - 1 - n)) > 0 ||
+			(r < 0 && errno == EINTR)))
+			if (r > 0)
+				n += (size_t)r;
+		msg[n] = 0;
+		if (!strcmp(msg, "ok"))
+			exit(0);
+		if (!n) {
+			int st;
+			waitpid(pid, &st, 0);
+			fprintf(stderr, "pvmd: failed to start\n");
+		} else {
+			fprintf(stderr, "pvmd: %s\n", msg);
+		}
+		exit(1);
+	}
+	close(p[0]);
+	report_fd = p[1];
+	setsid();
+}
+
+static void started(int foreground)
+{
+	if (report_fd >= 0) {
+		if (write(report_fd, "ok", 2) < 0) {
+			/* parent gone */
+		}
+		close(report_fd);
+		report_fd = -1;
+	}
+	if (!foreground) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (null > 2)
+				close(null);
+		}
+	}
+}
+
+/* ---- the directory, lock and socket ---- */
+
+static void remove_stale(struct pvmd *d)
+{
+	unlink(d->sockpath);
+	unlink(d->pidpath);
+	DIR *dir = opendir(d->dir);
+	if (!dir)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		if (e->d_name[0] == 't' && n > 6 &&
+		    !strcmp(e->d_name + n - 5, ".sock"))
+			unlinkat(dirfd(dir), e->d_name, 0);
+	}
+	closedir(dir);
+}
+
+static void take_lock(struct pvmd *d)
+{
+	d->lock_fd = open(d->lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			  0600);
+	if (d->lock_fd < 0)
+		startup_fail("cannot open %s: %s", d->lockpath, strerror(errno));
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			startup_fail("pvmd already running");
+		startup_fail("cannot lock %s: %s", d->lockpath, strerror(errno));
+	}
+}
+
+static void open_socket(struct pvmd *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(d->sockpath) >= sizeof sa.sun_path)
+		startup_fail("socket path too long: %s", d->sockpath);
+	strcpy(sa.sun_path, d->sockpath);
+
+	d->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->listen_fd < 0)
+		startup_fail("socket: %s", strerror(errno));
+	mode_t old = umask(077);
+	int r = bind(d->listen_fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (r < 0)
+		startup_fail("cannot bind %s: %s", d->sockpath, strerror(errno));
+	chmod(d->sockpath, 0600);
+	/* A long backlog: many tasks may start at once (the kernel caps it
+	 * at net.core.somaxconn). */
+	if (listen(d->listen_fd, 4096) < 0)
+		startup_fail("listen: %s", strerror(errno));
+}
+
+static void write_pidfile(struct pvmd *d)
+{
+	char tmp[640];
+	snprintf(tmp, sizeof tmp, "%s.tmp", d->pidpath);
+	char line[32];
+	int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		      0600);
+	if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0 ||
+	    rename(tmp, d->pidpath) < 0)
+		startup_fail("cannot write %s: %s", d->pidpath, strerror(errno));
+}
+
+static void remove_files(struct pvmd *d)
+{
+	remove_stale(d); /* socket, pid file, task sockets */
+	/* The lock file and the log stay (unlinking a lock file others may
+	 * have open invites races); the directory goes only if empty. */
+	rmdir(d->dir);
+}
+
+/* Housekeeping: drops peers that never enroll, and gives memory freed
+ * after a burst of traffic back to the system now and then. */
+static void tick_cb(struct ev_loop *l, struct ev_timer *tm)
+{
+	struct pvmd *d = tm->data;
+	conn_expire_handshakes(d, HANDSHAKE_MS);
+	if (d->accept_paused && !d->halting) {
+		d->accept_paused = 0;
+		ev_io_set(l, &d->listen_io, EPOLLIN);
+	}
+	if (++d->ticks % 10 == 0)
+		malloc_trim(0);
+	ev_timer_start(l, tm, TICK_MS);
+}
+
+static void before_sleep(struct ev_loop *l, void *data)
+{
+	(void)l;
+	conn_before_sleep(data);
+}
+
+/* ---- main ---- */
+
+static void shutdown_pvmd(struct pvmd *d)
+{
+	pvmd_reap(d);
+	conn_close_all(d);
+	conn_before_sleep(d);
+	output_close_all(d);
+	/* What is left in the table never connected or is being closed. */
+	while (d->tasks.count) {
+		for (size_t i = 0; i < d->tasks.cap; i++) {
+			if (d->tasks.slots[i].key) {
+				task_exit(d, d->tasks.slots[i].val, "pvmd exiting");
+				break;
+			}
+		}
+	}
+	conn_before_sleep(d);
+	notify_free_all(d);
+	free(d->halt_pids);
+	close(d->listen_fd);
+	remove_files(d);
+	plog(PL_INFO, "pvmd exiting");
+}
+
+/* Takes the lock, opens the log and the socket, and tells the starting
+ * process that the daemon is ready. */
+static void start_daemon(struct pvmd *d, int foreground, const char *hostfile)
+{
+	take_lock(d);
+	if (log_open(d->logpath) < 0)
+		startup_fail("cannot open %s: %s", d->logpath, strerror(errno));
+	log_ready = 1;
+	remove_stale(d);
+	if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
+		strcpy(d->hostname, "localhost");
+	/* One descriptor per task and per output pipe: allow as many as
+	 * the hard limit does. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		d->child_nofile = rl.rlim_cur; /* children get the usual one */
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	d->loop = ev_loop_new();
+	if (!d->loop)
+		startup_fail("epoll: %s", strerror(errno));
+	if (pvmd_signals_init(d) < 0)
+		startup_fail("signalfd: %s", strerror(errno));
+	if (spawn_init(d) < 0)
+		startup_fail("out of memory");
+	open_socket(d);
+	write_pidfile(d);
+	if (ev_io_start(d->loop, &d->listen_io, d->listen_fd, EPOLLIN,
+			conn_accept_cb, d) < 0)
+		startup_fail("epoll: %s", strerror(errno));
+	ev_set_before_sleep(d->loop, before_sleep, d);
+	ev_timer_init(&d->tick, tick_cb, d);
+	ev_timer_start(d->loop, &d->tick, TICK_MS);
+
+	/* Children start in the home directory, as with the reference. */
+	const char *home = getenv("HOME");
+	if (!home || !*home || chdir(home) < 0) {
+		plog(PL_ERR, "cannot chdir to $HOME (%s): working in /",
+		     home ? home : "unset");
+		if (chdir("/") < 0)
+			startup_fail("cannot chdir to /: %s", strerror(errno));
+	}
+
+	plog(PL_INFO, "pvmd started: pid %d, host %s, arch %s, socket %s",
+	     (int)getpid(), d->hostname, d->arch, d->sockpath);
+	if (hostfile)
+		plog(PL_INFO, "hostfile %s ignored: this pvmd runs a one-host machine",
+		     hostfile);
+	started(foreground);
+}
+
+int main(int argc, char **argv)
+{
+	int foreground = 0, debug = 0, opt;
+
+	while ((opt = getopt(argc, argv, "fd:h")) != -1) {
+		switch (opt) {
+		case 'f':
+			foreground = 1;
+			break;
+		case 'd': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 0);
+			if (errno || *end || v < 0 || v > 0x7fffffff) {
+				fprintf(stderr, "pvmd: bad debug mask '%s'\n", optarg);
+				return 2;
+			}
+			debug = (int)v;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		usage(stderr);
+		return 2;
+	}
+	const char *hostfile = optind < argc ? argv[optind] : NULL;
+
+	static struct pvmd pvmd;
+	struct pvmd *d = &pvmd;
+	d->listen_fd = d->sig_fd = d->lock_fd = -1;
+	d->hosttid = wire_host_tid(PVMD_HOSTNO);
+	d->next_tid = 1;
+	d->next_ctx = 1;
+	d->arch = PVM_ARCH_NAME;
+	idhash_init(&d->tasks);
+	idhash_init(&d->children);
+	idhash_init(&d->contexts);
+	log_set_debug(debug);
+	log_set_stderr(foreground);
+
+	char err[600];
+	if (vmdir_path(d->dir, sizeof d->dir) < 0 ||
+	    vmdir_file(d->sockpath, sizeof d->sockpath, VMDIR_SOCK) < 0 ||
+	    vmdir_file(d->pidpath, sizeof d->pidpath, VMDIR_PID) < 0 ||
+	    vmdir_file(d->lockpath, sizeof d->lockpath, VMDIR_LOCK) < 0 ||
+	    vmdir_file(d->logpath, sizeof d->logpath, VMDIR_LOG) < 0) {
+		fprintf(stderr, "pvmd: bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')\n");
+		return 1;
+	}
+	if (vmdir_create(err, sizeof err) < 0) {
+		fprintf(stderr, "pvmd: %s\n", err);
+		return 1;
+	}
+	if (!foreground)
+		detach();
+
+	start_daemon(d, foreground, hostfile);
+
+	if (ev_run(d->loop) < 0)
+		plog(PL_ERR, "epoll_wait: %s", strerror(errno));
+	shutdown_pvmd(d);
+	return 0;
+}

@@ -1,0 +1,204 @@
+/*
+ * output.c - what spawned tasks write on stdout and stderr (one pipe per
+ * child, read by the event loop).
+ *
+ * Without an output destination each complete line goes to the log as
+ * "[t40005] text" (a last partial line when the pipe ends).  With one (the
+ * spawner's PvmOutputTid), the output travels in messages, as the reference
+ * sends them: (tid, -2, parent) and (tid, -1, parent) when the task starts,
+ * (tid, count, bytes) for each chunk read, (tid, 0) at the end; XDR ints,
+ * the bytes padded to a multiple of 4.  See docs/protocol.md.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pvmd.h"
+
+#define CHUNK 4096
+#define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */
+
+/* Output message codes in the count field. */
+#define OUT_EOF 0
+#define OUT_BEGIN (-1)
+#define OUT_NEW (-2)
+
+struct outpipe {
+	struct pvmd *d;
+	struct outpipe *next, *prev;
+	int fd;
+	struct ev_io io;
+	int tid;
+	int outtid, outctx, outtag;
+	char line[LINE_MAX_LOG];
+	size_t linelen;
+};
+
+static void put32(uint8_t *p, int32_t v)
+{
+	uint32_t u = (uint32_t)v;
+	p[0] = (uint8_t)(u >> 24);
+	p[1] = (uint8_t)(u >> 16);
+	p[2] = (uint8_t)(u >> 8);
+	p[3] = (uint8_t)u;
+}
+
+/* Sends (tid, code[, extra]) or (tid, n, bytes) to the destination. */
+static void send_out(struct outpipe *p, int code, int extra,
+		     const char *bytes, size_t n)
+{
+	uint8_t buf[12 + CHUNK + 3];
+	size_t len = 8;
+	put32(buf, p->tid);
+	put32(buf + 4, bytes ? (int32_t)n : code);
+	if (bytes) {
+		memcpy(buf + 8, bytes, n);
+		size_t pad = (4 - n % 4) % 4;
+		memset(buf + 8 + n, 0, pad);
+		len += n + pad;
+	} else if (code < 0) {
+		put32(buf + 8, extra);
+		len += 4;
+	}
+	pvmd_send_msg(p->d, p->outtid, p->outtag, p->outctx, buf, len);
+}
+
+static void log_line(struct outpipe *p)
+{
+	plog(PL_INFO, "[t%x] %.*s", p->tid, (int)p->linelen, p->line);
+	p->linelen = 0;
+}
+
+static void to_log(struct outpipe *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			log_line(p);
+			continue;
+		}
+		if (p->linelen == sizeof p->line)
+			log_line(p);
+		p->line[p->linelen++] = s[i];
+	}
+}
+
+/* The destination task is gone: later output goes to the log. */
+static int dest_alive(struct outpipe *p)
+{
+	if (p->outtid && !task_find(p->d, p->outtid)) {
+		plog(PL_INFO, "t%x: output destination t%x is gone; output goes to this log",
+		     p->tid, p->outtid);
+		p->outtid = 0;
+	}
+	return p->outtid != 0;
+}
+
+static void outpipe_free(void *ptr)
+{
+	free(ptr);
+}
+
+static void finish(struct outpipe *p)
+{
+	struct pvmd *d = p->d;
+	if (p->linelen)
+		log_line(p);
+	if (dest_alive(p))
+		send_out(p, OUT_EOF, 0, NULL, 0);
+	ev_io_stop(d->loop, &p->io);
+	close(p->fd);
+	p->fd = -1;
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		d->pipes = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	ev_defer(d->loop, outpipe_free, p);
+}
+
+/* Reads up to `budget` bytes.  Returns 1 if the pipe may hold more, 0 when
+ * it is empty for now, -1 when it ended (p is freed). */
+static int read_pipe(struct outpipe *p, size_t budget)
+{
+	char buf[CHUNK];
+	size_t got = 0;
+	while (got < budget) {
+		ssize_t n = read(p->fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			if (n < 0)
+				plog(PL_ERR, "t%x: reading its output: %s", p->tid,
+				     strerror(errno));
+			finish(p);
+			return -1;
+		}
+		got += (size_t)n;
+		if (dest_alive(p))
+			send_out(p, 0, 0, buf, (size_t)n);
+		else
+			to_log(p, buf, (size_t)n);
+	}
+	return 1;
+}
+
+static void pipe_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+{
+	(void)l;
+	(void)ev;
+	read_pipe(io->data, 256u << 10);
+}
+
+struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
+			     int outctx, int outtag, int ptid)
+{
+	struct outpipe *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->fd = fd;
+	p->tid = tid;
+	p->outtid = outtid;
+	p->outctx = outctx;
+	p->outtag = outtag;
+	if (ev_io_start(d->loop, &p->io, fd, EPOLLIN, pipe_cb, p) < 0) {
+		free(p);
+		return NULL;
+	}
+	p->next = d->pipes;
+	if (d->pipes)
+		d->pipes->prev = p;
+	d->pipes = p;
+	if (dest_alive(p)) {
+		send_out(p, OUT_NEW, ptid, NULL, 0);
+		send_out(p, OUT_BEGIN, ptid, NULL, 0);
+	}
+	return p;
+}
+
+/* Reads whatever the pipe holds now.  Returns 0, or -1 if the pipe
+ * ended (p is then freed). */
+static int output_drain(struct outpipe *p)
+{
+	int r;
+	while ((r = read_pipe(p, SIZE_MAX)) == 1)
+		;
+	return r;
+}
+
+void output_close_all(struct pvmd *d)
+{
+	while (d->pipes) {
+		struct outpipe *p = d->pipes;
+		if (output_drain(p) == 0)
+			finish(p); /* writers remain (grandchildren): stop now */
+	}
+}

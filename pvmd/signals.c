@@ -1,0 +1,159 @@
+/*
+ * signals.c - signals (through a signalfd in the event loop), reaping
+ * children, and the halt: every task gets SIGTERM, what is still running
+ * after a grace period SIGKILL, then the loop stops.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pvmd.h"
+
+#define HALT_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
+#define HALT_POLL_MS 20
+
+/* A child process exited: if it was a task, the task is gone. */
+static void child_exited(struct pvmd *d, pid_t pid, int status)
+{
+	intptr_t tid = (intptr_t)idhash_del(&d->children, (int)pid);
+	if (!tid)
+		return;
+	struct task *t = task_find(d, (int)tid);
+	if (!t || t->pid != pid)
+		return; /* left with pvm_exit, or enrolled another process */
+	char why[64];
+	if (WIFSIGNALED(status))
+		snprintf(why, sizeof why, "process killed by signal %d",
+			 WTERMSIG(status));
+	else
+		snprintf(why, sizeof why, "process exited with status %d",
+			 WEXITSTATUS(status));
+	/* Everything it wrote before dying is in its socket: read it first. */
+	if (t->conn) {
+		conn_drain_input(d, t->conn);
+		t = task_find(d, (int)tid);
+		if (!t)
+			return;
+	}
+	task_exit(d, t, why);
+}
+
+void pvmd_reap(struct pvmd *d)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		child_exited(d, pid, status);
+}
+
+static void signal_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+{
+	struct pvmd *d = io->data;
+	struct signalfd_siginfo si;
+	(void)l;
+	(void)ev;
+	while (read(d->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			pvmd_reap(d);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			pvmd_halt(d, si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int pvmd_signals_init(struct pvmd *d)
+{
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	d->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sig_fd < 0)
+		return -1;
+	return ev_io_start(d->loop, &d->sig_io, d->sig_fd, EPOLLIN, signal_cb, d);
+}
+
+/* Sends `sig` (0: just checks) to what the halt must stop.  Returns 1 if
+ * any of it is still alive.  Zombies of our children are reaped first,
+ * so they do not count. */
+static int signal_all(struct pvmd *d, int sig)
+{
+	int alive = 0;
+	for (size_t i = 0; i < d->nhalt_pids; i++)
+		if (kill(d->halt_pids[i], sig) == 0)
+			alive = 1;
+	return alive;
+}
+
+/* Every process of a task: spawned children with their process groups,
+ * and the tasks started from a shell. */
+static void collect_pids(struct pvmd *d)
+{
+	size_t n = d->children.count + d->tasks.count, k = 0;
+	d->halt_pids = calloc(n + 1, sizeof *d->halt_pids);
+	if (!d->halt_pids)
+		return;
+	for (size_t i = 0; i < d->children.cap; i++)
+		if (d->children.slots[i].key)
+			d->halt_pids[k++] = -(pid_t)d->children.slots[i].key;
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct task *t = d->tasks.slots[i].val;
+		if (d->tasks.slots[i].key && t->pid > 0 &&
+		    !idhash_get(&d->children, (int)t->pid))
+			d->halt_pids[k++] = t->pid;
+	}
+	d->nhalt_pids = k;
+}
+
+static void halt_tick(struct ev_loop *l, struct ev_timer *tm)
+{
+	struct pvmd *d = tm->data;
+	pvmd_reap(d);
+	if (!signal_all(d, 0)) {
+		ev_stop(l);
+		return;
+	}
+	if (ev_now_ms() >= d->halt_deadline) {
+		plog(PL_INFO, "tasks still running after %d ms: SIGKILL",
+		     HALT_GRACE_MS);
+		signal_all(d, SIGKILL);
+		ev_stop(l);
+		return;
+	}
+	ev_timer_start(l, tm, HALT_POLL_MS);
+}
+
+void pvmd_halt(struct pvmd *d, const char *why)
+{
+	if (d->halting)
+		return;
+	d->halting = 1;
+	plog(PL_INFO, "halting (%s)", why);
+	ev_io_stop(d->loop, &d->listen_io);
+	notify_host_delete(d);
+	/* Like the reference: every task gets SIGTERM, the caller too. */
+	collect_pids(d);
+	signal_all(d, SIGTERM);
+	d->halt_deadline = ev_now_ms() + HALT_GRACE_MS;
+	ev_timer_init(&d->halt_timer, halt_tick, d);
+	ev_timer_start(d->loop, &d->halt_timer, HALT_POLL_MS);
+}

@@ -1,0 +1,367 @@
+/*
+ * spawn.c - starting tasks (TM_SPAWN): host/arch checks, the program search
+ * path, fork/exec with the child's output on a pipe (see pvmd.h).
+ *
+ * Each child gets a tid reserved before the fork, passed in PVM_SPAWN_TID,
+ * under which it enrolls.  Exec failure is reported back through a
+ * close-on-exec pipe, so the slot gets an error code instead of a tid.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pvm3.h"
+#include "pvmd.h"
+#include "wire.h"
+
+extern char **environ;
+
+static char *path_join(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+/* Replaces "$PVM_ARCH" in a path element by our architecture. */
+static char *expand_arch(const char *elem, const char *arch)
+{
+	const char *v = strstr(elem, "$PVM_ARCH");
+	if (!v)
+		return strdup(elem);
+	size_t n = strlen(elem) - 9 + strlen(arch) + 1;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%.*s%s%s", (int)(v - elem), elem, arch, v + 9);
+	return p;
+}
+
+int spawn_init(struct pvmd *d)
+{
+	const char *pp = getenv("PVM_PATH");
+	char *list = NULL;
+
+	if (pp && *pp) {
+		list = strdup(pp);
+	} else {
+		const char *home = getenv("HOME");
+		const char *root = getenv("PVM_ROOT");
+		size_t n = 2 * strlen(d->arch) + 64 + (home ? strlen(home) : 0) +
+			   (root ? strlen(root) : 0);
+		list = malloc(n);
+		if (list) {
+			*list = 0;
+			if (home && *home)
+				snprintf(list, n, "%s/pvm3/bin/%s", home, d->arch);
+			if (root && *root)
+				snprintf(list + strlen(list), n - strlen(list),
+					 "%s%s/bin/%s", *list ? ":" : "", root,
+					 d->arch);
+		}
+	}
+	if (!list)
+		return -1;
+
+	size_t count = 1;
+	for (const char *p = list; *p; p++)
+		count += *p == ':';
+	d->spawn_path = calloc(count + 1, sizeof *d->spawn_path);
+	if (!d->spawn_path) {
+		free(list);
+		return -1;
+	}
+	size_t k = 0;
+	for (char *save = NULL, *e = strtok_r(list, ":", &save); e;
+	     e = strtok_r(NULL, ":", &save)) {
+		char *x = expand_arch(e, d->arch);
+		if (x) {
+			d->spawn_path[k++] = x;
+			plog(PL_DEBUG, "spawn path: %s", x);
+		}
+	}
+	free(list);
+	return 0;
+}
+
+int spawn_is_our_host(const struct pvmd *d, const char *name)
+{
+	return name && !strcmp(name, d->hostname);
+}
+
+static int is_exec_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+/* The program to run for `file`, malloc'd, or NULL if none qualifies. */
+static char *find_program(const struct pvmd *d, const char *file)
+{
+	if (strchr(file, '/'))
+		return is_exec_file(file) ? strdup(file) : NULL;
+	for (char **dir = d->spawn_path; dir && *dir; dir++) {
+		char *p = path_join(*dir, file);
+		if (p && is_exec_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* Environment of a child: ours, minus names the request sets and
+ * PVM_SPAWN_TID, plus the request's NAME=value strings and our
+ * PVM_SPAWN_TID.  The strings are borrowed except the last one. */
+static char **child_env(const struct spawn_req *q, int tid)
+{
+	size_t nenv = 0;
+	while (environ[nenv])
+		nenv++;
+	char **v = calloc(nenv + (size_t)q->nenv + 2, sizeof *v);
+	char *mine = malloc(64);
+	if (!v || !mine) {
+		free(v);
+		free(mine);
+		return NULL;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nenv; i++) {
+		const char *e = environ[i];
+		size_t nl = strcspn(e, "=");
+		if (nl == strlen(WIRE_ENV_SPAWN_TID) &&
+		    !strncmp(e, WIRE_ENV_SPAWN_TID, nl))
+			continue;
+		int overridden = 0;
+		for (int j = 0; j < q->nenv && !overridden; j++)
+			overridden = !strncmp(q->env[j], e, nl) &&
+				     q->env[j][nl] == '=';
+		if (!overridden)
+			v[k++] = environ[i];
+	}
+	for (int j = 0; j < q->nenv; j++)
+		if (strchr(q->env[j], '=') && q->env[j][0] != '=')
+			v[k++] = q->env[j];
+	snprintf(mine, 64, "%s=%d", WIRE_ENV_SPAWN_TID, tid);
+	v[k++] = mine;
+	v[k] = NULL;
+	return v;
+}
+
+static void free_env(char **env)
+{
+	size_t n = 0;
+	while (env[n])
+		n++;
+	if (n)
+		free(env[n - 1]); /* our PVM_SPAWN_TID string */
+	free(env);
+}
+
+/* In the child, after fork: never returns. */
+static void exec_child(const struct pvmd *d, const char *path, char **argv,
+		       char **env, int outw, int errw)
+{
+	if (d->child_nofile) {
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = (rlim_t)d->child_nofile;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	/* Its own process group, so that a halt also stops what it starts. */
+	setpgid(0, 0);
+
+	int null = open("/dev/null", O_RDONLY);
+	if (null >= 0 && null != 0) {
+		dup2(null, 0);
+		close(null);
+	}
+	if (dup2(outw, 1) < 0 || dup2(outw, 2) < 0)
+		goto fail;
+	if (outw > 2)
+		close(outw);
+	execve(path, argv, env);
+fail:;
+	int e = errno;
+	if (write(errw, &e, sizeof e) < 0) {
+		/* nothing more we can do */
+	}
+	_exit(127);
+}
+
+/* Forks and execs one copy for task t.  Returns 0, or a PVM error code. */
+static int start_one(struct pvmd *d, struct task *t, const char *path,
+		     const struct spawn_req *q, int ptid)
+{
+	int outp[2], errp[2];
+	if (pipe2(outp, O_CLOEXEC) < 0)
+		return PvmOutOfRes;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(outp[0]);
+		close(outp[1]);
+		return PvmOutOfRes;
+	}
+	char **argv = calloc((size_t)q->argc + 2, sizeof *argv);
+	char **env = child_env(q, t->tid);
+	int st = PvmOutOfRes;
+	if (!argv || !env)
+		goto out;
+	argv[0] = (char *)path;
+	for (int i = 0; i < q->argc; i++)
+		argv[i + 1] = q->argv[i];
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		plog(PL_ERR, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		close(outp[0]);
+		close(errp[0]);
+		exec_child(d, path, argv, env, outp[1], errp[1]);
+	}
+	close(outp[1]);
+	outp[1] = -1;
+	close(errp[1]);
+	errp[1] = -1;
+
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(errp[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof e) {
+		/* exec failed: the child has exited already. */
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		plog(PL_ERR, "spawn %s: exec failed: %s", path, strerror(e));
+		st = (e == ENOENT || e == EACCES || e == ENOEXEC ||
+		      e == ENOTDIR || e == EISDIR) ? PvmNoFile : PvmOutOfRes;
+		goto out;
+	}
+
+	t->pid = pid;
+	idhash_put(&d->children, (int)pid, (void *)(intptr_t)t->tid);
+	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	if (!output_watch(d, outp[0], t->tid, q->outtid, q->outctx,
+			  q->outtag, ptid))
+		close(outp[0]);
+	outp[0] = -1;
+	st = 0;
+out:
+	free(argv);
+	if (env)
+		free_env(env);
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	return st;
+}
+
+/* Removes a reserved task that never started (no notifies: nobody could
+ * know its tid yet). */
+static void discard(struct pvmd *d, struct task *t)
+{
+	idhash_del(&d->tasks, t->tid);
+	free(t->aout);
+	free(t);
+}
+
+static int fill(int *tids, int count, int code)
+{
+	for (int i = 0; i < count; i++)
+		tids[i] = code;
+	return 0;
+}
+
+int spawn_tasks(struct pvmd *d, struct task *parent,
+		const struct spawn_req *q, int *tids)
+{
+	if (d->halting)
+		return PvmSysErr;
+	if ((q->flags & PvmTaskHost) && !spawn_is_our_host(d, q->where)) {
+		plog(PL_INFO, "t%x: spawn %s on host '%s': no such host",
+		     parent->tid, q->file, q->where);
+		return fill(tids, q->count, PvmNoHost);
+	}
+	if ((q->flags & PvmTaskArch) && strcmp(q->where, d->arch)) {
+		plog(PL_INFO, "t%x: spawn %s on arch '%s': no such host",
+		     parent->tid, q->file, q->where);
+		return fill(tids, q->count, PvmNoHost);
+	}
+	char *path = find_program(d, q->file);
+	if (!path) {
+		plog(PL_INFO, "t%x: spawn %s: no such executable file",
+		     parent->tid, q->file);
+		return fill(tids, q->count, PvmNoFile);
+	}
+
+	struct sibs *sibs = malloc(sizeof *sibs + (size_t)q->count * sizeof(int));
+	if (!sibs) {
+		free(path);
+		return fill(tids, q->count, PvmNoMem);
+	}
+	sibs->refs = 0;
+	sibs->n = 0;
+
+	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
+	for (int i = 0; i < q->count; i++) {
+		struct task *t = task_new(d);
+		if (!t) {
+			tids[i] = PvmOutOfRes;
+			continue;
+		}
+		char *aout = strdup(q->file);
+		if (!aout) {
+			discard(d, t);
+			tids[i] = PvmNoMem;
+			continue;
+		}
+		free(t->aout);
+		t->aout = aout;
+		t->ptid = nospawnparent ? 0 : parent->tid;
+		t->pflags = nospawnparent ? CONN_PF_NOSPAWNPARENT : 0;
+		t->flags = TASK_F_SPAWNED;
+		t->ctx = q->ctx;
+		t->outtid = q->outtid;
+		t->outctx = q->outctx;
+		t->outtag = q->outtag;
+		int st = start_one(d, t, path, q, parent->tid);
+		if (st < 0) {
+			discard(d, t);
+			tids[i] = st;
+			continue;
+		}
+		tids[i] = t->tid;
+		sibs->tids[sibs->n++] = t->tid;
+		t->sibs = sibs;
+		sibs->refs++;
+		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", parent->tid,
+		     t->tid, path, (int)t->pid);
+	}
+	free(path);
+	int started = sibs->n;
+	if (!started)
+		free(sibs);
+	return started;
+}

@@ -1,0 +1,161 @@
+/*
+ * task.c - the task table: tid allocation, lookup, routing of data frames
+ * to a task, and task exit (see pvmd.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "pvm3.h"
+#include "pvmd.h"
+#include "vmdir.h"
+#include "wire.h"
+
+struct task *task_new(struct pvmd *d)
+{
+	int span = WIRE_TID_TASK_MASK; /* task parts 1..0x3ffff */
+	for (int i = 0; i < span; i++) {
+		int part = d->next_tid;
+		d->next_tid = part >= WIRE_TID_TASK_MASK ? 1 : part + 1;
+		int tid = d->hosttid | part;
+		if (idhash_get(&d->tasks, tid))
+			continue;
+		struct task *t = calloc(1, sizeof *t);
+		if (!t)
+			return NULL;
+		t->tid = tid;
+		t->aout = strdup("");
+		if (!t->aout || idhash_put(&d->tasks, tid, t) < 0) {
+			free(t->aout);
+			free(t);
+			return NULL;
+		}
+		return t;
+	}
+	return NULL;
+}
+
+struct task *task_find(struct pvmd *d, int tid)
+{
+	return idhash_get(&d->tasks, tid);
+}
+
+void sibs_put(struct sibs *s)
+{
+	if (s && --s->refs == 0)
+		free(s);
+}
+
+static void drop_pending(struct task *t)
+{
+	for (size_t i = 0; i < t->npend; i++)
+		fbuf_put(t->pend[i]);
+	free(t->pend);
+	t->pend = NULL;
+	t->npend = t->cappend = 0;
+}
+
+void task_exit(struct pvmd *d, struct task *t, const char *why)
+{
+	int tid = t->tid;
+
+	if (idhash_del(&d->tasks, tid) != t)
+		return; /* not in the table: already gone */
+	plog(PL_INFO, "t%x exited (%s)", tid, why);
+
+	if (t->conn) {
+		struct conn *c = t->conn;
+		t->conn = NULL;
+		c->task = NULL;
+		conn_close(d, c, why);
+	}
+	if (t->npend)
+		plog(PL_DEBUG, "t%x: dropping %zu frames it never received",
+		     tid, t->npend);
+	drop_pending(t);
+	/* Its direct-route socket, if it crashed without removing it. */
+	char path[600];
+	if (vmdir_task_sock(path, sizeof path, tid) == 0)
+		unlink(path);
+	notify_task_exit(d, tid);
+	context_task_exit(d, tid);
+	sibs_put(t->sibs);
+	free(t->aout);
+	free(t);
+}
+
+int task_signal(struct pvmd *d, struct task *t, int sig)
+{
+	(void)d;
+	if (t->pid <= 0)
+		return PvmNoTask;
+	if (kill(t->pid, sig) < 0)
+		return errno == ESRCH ? PvmNoTask : PvmSysErr;
+	return 0;
+}
+
+int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
+{
+	struct task *t = task_find(d, h->dst);
+	if (!t) {
+		if (h->flags & WIRE_F_FIRST)
+			plog(PL_DEBUG, "t%x -> t%x tag %d: no such task, message dropped",
+			     h->src, h->dst, h->tag);
+		return 0;
+	}
+	if (t->conn)
+		return conn_send(d, t->conn, f) == 0;
+
+	/* Spawned, not enrolled yet: hold the frame for it. */
+	if (t->npend == t->cappend) {
+		size_t cap = t->cappend ? 2 * t->cappend : 16;
+		struct fbuf **p = realloc(t->pend, cap * sizeof *p);
+		if (!p) {
+			plog(PL_ERR, "t%x: out of memory holding a message for it",
+			     t->tid);
+			return 0;
+		}
+		t->pend = p;
+		t->cappend = cap;
+	}
+	f->refs++;
+	t->pend[t->npend++] = f;
+	return 1;
+}
+
+void task_attach(struct pvmd *d, struct task *t, struct conn *c)
+{
+	t->conn = c;
+	t->flags |= TASK_F_CONN;
+	conn_set_task(c, t);
+	for (size_t i = 0; i < t->npend; i++)
+		conn_send(d, c, t->pend[i]);
+	drop_pending(t);
+}
+
+void pvmd_send_msg(struct pvmd *d, int dst, int tag, int ctx,
+		   const void *payload, size_t len)
+{
+	struct wire_hdr h = {
+		.flags = WIRE_F_FIRST | WIRE_F_LAST,
+		.enc = PvmDataDefault,
+		.dst = dst,
+		.src = WIRE_TID_PVMD_SRC,
+		.tag = tag,
+		.ctx = ctx,
+	};
+	struct fbuf *f = fbuf_frame(&h, payload, len);
+	if (!f) {
+		plog(PL_ERR, "out of memory: message for t%x (tag %d) lost",
+		     dst, tag);
+		return;
+	}
+	route_frame(d, &h, f);
+	fbuf_put(f);
+}
