@@ -104,23 +104,25 @@ static int signal_all(struct pvmd *d, int sig)
 	return alive;
 }
 
-/* Every process of a task: spawned children with their process groups,
- * and the tasks started from a shell. */
+/* Tasks started from a shell get SIGTERM once, as in the reference: one
+ * that catches or ignores it survives the halt (man 3 pvm_halt says the
+ * caller must do so).  Spawned children, with their process groups, are
+ * what the halt waits for and, after the grace period, SIGKILLs. */
 static void collect_pids(struct pvmd *d)
 {
-	size_t n = d->children.count + d->tasks.count, k = 0;
+	size_t n = d->children.count, k = 0;
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct task *t = d->tasks.slots[i].val;
+		if (d->tasks.slots[i].key && t->pid > 0 &&
+		    !idhash_get(&d->children, (int)t->pid))
+			kill(t->pid, SIGTERM);
+	}
 	d->halt_pids = calloc(n + 1, sizeof *d->halt_pids);
 	if (!d->halt_pids)
 		return;
 	for (size_t i = 0; i < d->children.cap; i++)
 		if (d->children.slots[i].key)
 			d->halt_pids[k++] = -(pid_t)d->children.slots[i].key;
-	for (size_t i = 0; i < d->tasks.cap; i++) {
-		struct task *t = d->tasks.slots[i].val;
-		if (d->tasks.slots[i].key && t->pid > 0 &&
-		    !idhash_get(&d->children, (int)t->pid))
-			d->halt_pids[k++] = t->pid;
-	}
 	d->nhalt_pids = k;
 }
 

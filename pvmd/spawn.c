@@ -95,9 +95,11 @@ int spawn_init(struct pvmd *d)
 	return 0;
 }
 
+/* "." names the local host (man 3 pvm_spawn), for pvm_mstat too, as in
+ * the reference. */
 int spawn_is_our_host(const struct pvmd *d, const char *name)
 {
-	return name && !strcmp(name, d->hostname);
+	return name && (!strcmp(name, ".") || !strcmp(name, d->hostname));
 }
 
 static int is_exec_file(const char *path)
