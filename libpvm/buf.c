@@ -245,11 +245,14 @@ int pvm_setrbuf(int bufid)
 	return old;
 }
 
+/* bufinfo and getminfo only read, so they also see a message still in the
+ * receive queue: the id pvm_probe returns, or the one a pvm_recvf match
+ * function is asked about (man 3 pvm_probe, pvm_recvf). */
 int pvm_bufinfo(int bufid, int *bytes, int *msgtag, int *tid)
 {
 	if (bufid <= 0)
 		return lp_err("pvm_bufinfo", PvmBadParam);
-	struct lp_buf *b = lp_buf_user(bufid);
+	struct lp_buf *b = lp_buf_get(bufid);
 	if (!b)
 		return lp_err("pvm_bufinfo", PvmNoSuchBuf);
 	if (bytes) {
@@ -267,7 +270,7 @@ int pvm_getminfo(int bufid, struct pvmminfo *info)
 {
 	if (bufid <= 0 || !info)
 		return lp_err("pvm_getminfo", PvmBadParam);
-	struct lp_buf *b = lp_buf_user(bufid);
+	struct lp_buf *b = lp_buf_get(bufid);
 	if (!b)
 		return lp_err("pvm_getminfo", PvmNoSuchBuf);
 	size_t n = lp_buf_bodylen(b);

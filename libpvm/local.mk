@@ -1,15 +1,18 @@
-# libpvm3.so.3: the task library.  Core sources are listed here, the packing
-# code in libpvm/pack/local.mk (variable lpvm_pack_sources).
+# libpvm3.so.3: the task library.  Sources are listed per layer in the
+# fragments below (lpvm_tran_sources, lpvm_api_sources) and in
+# libpvm/pack/local.mk (lpvm_pack_sources).
 lib_LTLIBRARIES += libpvm/libpvm3.la
 include_HEADERS += include/pvm3.h include/pvmtev.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libpvm/pvm3.pc
 
-lpvm_core_sources = \
-	libpvm/lpvm.h libpvm/buf.h \
-	libpvm/error.c
+lpvm_tran_sources =
+lpvm_api_sources =
+include libpvm/tran.mk
+include libpvm/api.mk
 
-libpvm_libpvm3_la_SOURCES = $(lpvm_core_sources) $(lpvm_pack_sources)
+libpvm_libpvm3_la_SOURCES = libpvm/lpvm.h libpvm/buf.h libpvm/error.c \
+	$(lpvm_tran_sources) $(lpvm_api_sources) $(lpvm_pack_sources)
 libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm $(TIRPC_CFLAGS)
 libpvm_libpvm3_la_LIBADD = proto/libwire.la $(TIRPC_LIBS)
 # soname libpvm3.so.3 (current - age = 3), file libpvm3.so.3.4.6 as Debian's.

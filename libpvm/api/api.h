@@ -28,9 +28,6 @@ void pvmdisplaymhfinfo(char *who, char *msg, int tid);
  */
 int lp_api_enroll(const char *fn);
 
-/* Copies lp's context and output/trace settings into pvmmyctx/pvmctrc. */
-void lp_api_sync(void);
-
 /*
  * One control call: sends `code` with payload `req` (NULL for none), and
  * on success leaves the reply in *rd (positioned after the status word,

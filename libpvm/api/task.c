@@ -95,19 +95,19 @@ int pvm_tidtohost(int tid)
 
 int pvm_getfds(int **fds)
 {
-	static int fdv[1];
 	int r = lp_api_enroll("pvm_getfds");
 	if (r < 0)
 		return r;
-	struct lp_conn *c = lp_pvmd_conn();
-	if (!c)
+	/* fds[0] is the pvmd socket, which is what the man page promises;
+	 * the direct-route sockets follow, so that a program select()ing on
+	 * all of them wakes for every message. */
+	int *v;
+	int n = lp_tran_fds(&v);
+	if (n < 1)
 		return lp_err("pvm_getfds", PvmSysErr);
-	/* fds[0] is the pvmd socket, which is what the man page promises
-	 * and what programs select() on. */
-	fdv[0] = c->fd;
 	if (fds)
-		*fds = fdv;
-	return 1;
+		*fds = v;
+	return n;
 }
 
 int pvm_halt(void)

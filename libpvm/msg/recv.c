@@ -1,0 +1,223 @@
+/*
+ * recv.c - pvm_recv, pvm_nrecv, pvm_trecv, pvm_probe, pvm_recvf,
+ * pvm_precv: matching in the receive queue and waiting in lp_progress().
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lpvm.h"
+#include "msg.h"
+#include "tran/tran.h"
+
+size_t lp_dtype_size(int type); /* send.c */
+
+typedef int (*lp_matchfn)(int, int, int);
+static lp_matchfn userf; /* NULL: the default matcher */
+
+/*
+ * Finds the message a receive for (tid, tag) takes.  Default: the earliest
+ * one of the current context with that source and tag (-1: any).  With a
+ * pvm_recvf function: its verdict per message (< 0 error, 0 skip, 1 take
+ * this one, > 1 take the best ranked after scanning all).
+ */
+static struct lp_buf *find(int tid, int tag, int *err)
+{
+	struct lp_buf *b, *next;
+
+	*err = 0;
+	if (!userf) {
+		for (b = lp_rxq_head(); b; b = b->qnext)
+			if ((tid == -1 || b->src == tid) &&
+			    (tag == -1 || b->tag == tag) && b->ctx == lp.ctx)
+				return b;
+		return NULL;
+	}
+	struct lp_buf *best = NULL;
+	int bestv = 0;
+	for (b = lp_rxq_head(); b; b = next) {
+		next = b->qnext;
+		/* the function may look at the message (pvm_getminfo...) */
+		b->inqueue = 0;
+		int v = userf(b->id, tid, tag);
+		b->inqueue = 1;
+		if (v < 0) {
+			*err = v;
+			return NULL;
+		}
+		if (v == 1)
+			return b;
+		if (v > bestv) {
+			best = b;
+			bestv = v;
+		}
+	}
+	return best;
+}
+
+/*
+ * Waits for a matching message.  deadline: NULL waits for ever; otherwise
+ * a CLOCK_MONOTONIC time (a past one only looks).  Returns 1 with *out
+ * set, 0 on timeout, or a negative code.
+ */
+static int wait_match(int tid, int tag, const struct timespec *deadline,
+		      struct lp_buf **out)
+{
+	int err, looked = 0;
+
+	for (;;) {
+		struct lp_buf *b = find(tid, tag, &err);
+		if (err)
+			return err;
+		if (b) {
+			*out = b;
+			return 1;
+		}
+		if (lp_pvmd_lost)
+			return PvmSysErr; /* the virtual machine is gone */
+		struct timespec left, *tp = NULL;
+		if (deadline) {
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = deadline->tv_sec - now.tv_sec;
+			left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_nsec += 1000000000L;
+				left.tv_sec--;
+			}
+			if (left.tv_sec < 0) {
+				if (looked)
+					return 0;
+				/* expired (or nrecv/probe): still take in
+				 * what has arrived before saying no */
+				left.tv_sec = left.tv_nsec = 0;
+			}
+			tp = &left;
+		}
+		looked = 1;
+		if (lp_progress(tp) < 0)
+			return PvmSysErr;
+	}
+}
+
+static int bad_args(int tid, int tag)
+{
+	return tid == 0 || tid < -1 || tag < -1;
+}
+
+/* Makes b the active receive buffer; the previous one was freed. */
+static int take(struct lp_buf *b)
+{
+	lp_rxq_unlink(b);
+	lp_rbuf = b->id;
+	return b->id;
+}
+
+static void drop_rbuf(void)
+{
+	struct lp_buf *old = lp_rbuf ? lp_buf_get(lp_rbuf) : NULL;
+	if (old)
+		lp_buf_free(old);
+	lp_rbuf = 0;
+}
+
+/* recv / nrecv / trecv share this: deadline as in wait_match. */
+static int recv_common(const char *fn, int tid, int tag,
+		       const struct timespec *deadline)
+{
+	struct lp_buf *b;
+	int r;
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err(fn, r);
+	if (bad_args(tid, tag))
+		return lp_err(fn, PvmBadParam);
+	drop_rbuf();
+	r = wait_match(tid, tag, deadline, &b);
+	if (r < 0)
+		return lp_err(fn, r);
+	return r == 0 ? 0 : take(b);
+}
+
+int pvm_recv(int tid, int msgtag)
+{
+	return recv_common("pvm_recv", tid, msgtag, NULL);
+}
+
+int pvm_nrecv(int tid, int msgtag)
+{
+	static const struct timespec past = {0, 0};
+	return recv_common("pvm_nrecv", tid, msgtag, &past);
+}
+
+int pvm_trecv(int tid, int msgtag, struct timeval *tmout)
+{
+	struct timespec dl;
+
+	if (!tmout)
+		return recv_common("pvm_trecv", tid, msgtag, NULL);
+	if (tmout->tv_sec < 0 || tmout->tv_usec < 0)
+		return lp_err("pvm_trecv", PvmBadParam);
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += tmout->tv_sec + tmout->tv_usec / 1000000;
+	dl.tv_nsec += (tmout->tv_usec % 1000000) * 1000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_nsec -= 1000000000L;
+		dl.tv_sec++;
+	}
+	return recv_common("pvm_trecv", tid, msgtag, &dl);
+}
+
+int pvm_probe(int tid, int msgtag)
+{
+	static const struct timespec past = {0, 0};
+	struct lp_buf *b;
+	int r;
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err("pvm_probe", r);
+	if (bad_args(tid, msgtag))
+		return lp_err("pvm_probe", PvmBadParam);
+	r = wait_match(tid, msgtag, &past, &b);
+	if (r < 0)
+		return lp_err("pvm_probe", r);
+	return r == 0 ? 0 : b->id;
+}
+
+int (*pvm_recvf(int (*newf)(int, int, int)))(int, int, int)
+{
+	lp_matchfn old = userf;
+	userf = newf;
+	return old;
+}
+
+int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
+	      int *atid, int *atag, int *alen)
+{
+	struct lp_buf *b;
+	size_t sz = lp_dtype_size(datatype);
+	int r;
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err("pvm_precv", r);
+	if (bad_args(tid, msgtag) || len < 0 || sz == 0 || (len > 0 && !buf))
+		return lp_err("pvm_precv", PvmBadParam);
+	r = wait_match(tid, msgtag, NULL, &b);
+	if (r < 0)
+		return lp_err("pvm_precv", r);
+	/* the message's bytes as they are, whatever its encoding; the active
+	 * receive buffer is not touched */
+	lp_rxq_unlink(b);
+	size_t room = (size_t)len * sz;
+	size_t n = b->len < room ? b->len : room;
+	if (n)
+		memcpy(buf, b->data, n);
+	if (atid)
+		*atid = b->src;
+	if (atag)
+		*atag = b->tag;
+	if (alen)
+		*alen = b->len > (size_t)0x7fffffff ? 0x7fffffff : (int)b->len;
+	lp_buf_free(b);
+	return 0;
+}

@@ -1,0 +1,183 @@
+/*
+ * send.c - pvm_send, pvm_mcast, pvm_psend.
+ *
+ * A send numbers the message for its destination (per-destination seq),
+ * then hands its body to the route layer as segments: the send buffer's
+ * bytes, an InPlace buffer's user memory ranges, or psend's array.  The
+ * transports write what the socket takes at once and copy the rest, so a
+ * send never waits for the receiver.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lpvm.h"
+#include "msg.h"
+#include "tran/tran.h"
+
+static uint32_t frag_size(void)
+{
+	if (lp.fragsize <= 0)
+		return 4080;
+	if ((unsigned)lp.fragsize > WIRE_MAX_FRAG)
+		return WIRE_MAX_FRAG;
+	return (uint32_t)lp.fragsize;
+}
+
+/* A message to ourselves: copied straight into the receive queue. */
+static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
+		     int nseg, uint64_t total)
+{
+	struct lp_buf *b = lp_buf_new(PvmDataRaw);
+	if (!b)
+		return PvmNoMem;
+	if (lp_buf_reserve(b, (size_t)total) < 0) {
+		lp_buf_free(b);
+		return PvmNoMem;
+	}
+	for (int i = 0; i < nseg; i++) {
+		if (seg[i].len)
+			memcpy(b->data + b->len, seg[i].p, seg[i].len);
+		b->len += seg[i].len;
+	}
+	b->enc = h->enc;
+	b->received = 1;
+	b->src = h->src;
+	b->dst = h->dst;
+	b->tag = h->tag;
+	b->ctx = h->ctx;
+	b->seq = h->seq;
+	b->rpos = 0;
+	lp_msg_arrived(b);
+	return 0;
+}
+
+/* Sends one message to one task (tid > 0 checked by the caller). */
+static int send_body(int tid, int tag, int enc, const struct lp_seg *seg,
+		     int nseg, uint64_t total)
+{
+	struct lp_peer *p = lp_peer_get(tid);
+	if (!p)
+		return PvmNoMem;
+	p->sseq = lp_seq_next(p->sseq);
+	struct lp_omsg m = {
+		.h = {.dst = tid, .src = lp.mytid, .tag = tag, .ctx = lp.ctx,
+		      .enc = (uint16_t)enc, .seq = p->sseq},
+		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
+	};
+	if (tid == lp.mytid)
+		return send_self(&m.h, seg, nseg, total);
+	return lp_route_send(p, &m);
+}
+
+/* The body of the current send buffer as segments. */
+static int sbuf_body(struct lp_buf **bp, struct lp_seg *one,
+		     const struct lp_seg **seg, int *nseg, uint64_t *total)
+{
+	struct lp_buf *b = lp_sbuf ? lp_buf_get(lp_sbuf) : NULL;
+	if (!b)
+		return PvmNoBuf;
+	if (b->enc == PvmDataInPlace && !b->received) {
+		*seg = b->seg;
+		*nseg = b->nseg;
+		*total = 0;
+		for (int i = 0; i < b->nseg; i++)
+			*total += b->seg[i].len;
+	} else {
+		one->p = b->data;
+		one->len = b->len;
+		*seg = one;
+		*nseg = 1;
+		*total = b->len;
+	}
+	*bp = b;
+	return 0;
+}
+
+int pvm_send(int tid, int msgtag)
+{
+	struct lp_buf *b;
+	struct lp_seg one;
+	const struct lp_seg *seg;
+	int nseg, r;
+	uint64_t total;
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err("pvm_send", r);
+	if (tid <= 0 || msgtag < 0)
+		return lp_err("pvm_send", PvmBadParam);
+	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
+		return lp_err("pvm_send", r);
+	r = send_body(tid, msgtag, b->enc, seg, nseg, total);
+	return r < 0 ? lp_err("pvm_send", r) : 0;
+}
+
+int pvm_mcast(int *tids, int ntask, int msgtag)
+{
+	struct lp_buf *b;
+	struct lp_seg one;
+	const struct lp_seg *seg;
+	int nseg, r;
+	uint64_t total;
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err("pvm_mcast", r);
+	if (ntask < 0 || (ntask > 0 && !tids) || msgtag < 0)
+		return lp_err("pvm_mcast", PvmBadParam);
+	for (int i = 0; i < ntask; i++)
+		if (tids[i] <= 0)
+			return lp_err("pvm_mcast", PvmBadParam);
+	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
+		return lp_err("pvm_mcast", r);
+	for (int i = 0; i < ntask; i++) {
+		if (tids[i] == lp.mytid) /* never to the caller (man page) */
+			continue;
+		r = send_body(tids[i], msgtag, b->enc, seg, nseg, total);
+		if (r < 0)
+			return lp_err("pvm_mcast", r);
+	}
+	return 0;
+}
+
+/* Size in bytes of one item of a psend/precv datatype, 0 if unknown. */
+size_t lp_dtype_size(int type)
+{
+	switch (type) {
+	case PVM_STR:
+	case PVM_BYTE:
+		return 1;
+	case PVM_SHORT:
+	case PVM_USHORT:
+		return sizeof(short);
+	case PVM_INT:
+	case PVM_UINT:
+		return sizeof(int);
+	case PVM_FLOAT:
+		return sizeof(float);
+	case PVM_CPLX:
+		return 2 * sizeof(float);
+	case PVM_DOUBLE:
+		return sizeof(double);
+	case PVM_DCPLX:
+		return 2 * sizeof(double);
+	case PVM_LONG:
+	case PVM_ULONG:
+		return sizeof(long);
+	default:
+		return 0;
+	}
+}
+
+int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
+{
+	int r;
+	size_t sz = lp_dtype_size(datatype);
+
+	if ((r = lp_enroll()) < 0)
+		return lp_err("pvm_psend", r);
+	if (tid <= 0 || msgtag < 0 || len < 0 || sz == 0 || (len > 0 && !buf))
+		return lp_err("pvm_psend", PvmBadParam);
+	/* the array's bytes as they are, like a Raw message (no copy) */
+	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
+	r = send_body(tid, msgtag, PvmDataRaw, &seg, 1, seg.len);
+	return r < 0 ? lp_err("pvm_psend", r) : 0;
+}

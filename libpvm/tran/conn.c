@@ -1,0 +1,309 @@
+/*
+ * conn.c - connection life cycle and the incremental frame reader
+ * (see conn.h; output is in conn_out.c).
+ */
+#define _GNU_SOURCE
+#include "conn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pvm3.h"
+
+#define RBUF_SIZE (256u << 10)
+/* Read at most this much per call so one busy peer cannot starve others. */
+#define READ_BUDGET (16u << 20)
+/* Payload remainders at least this large are read straight into place. */
+#define DIRECT_READ_MIN (64u << 10)
+
+struct lp_asm {
+	struct lp_asm *next;
+	struct wire_hdr h; /* first frame's header */
+	uint64_t got;
+	struct lp_buf *buf; /* ordinary message */
+	uint8_t *ctl;       /* control message */
+};
+
+static struct lp_conn *zombies;
+
+void lp_conn_free_output(struct lp_conn *c); /* conn_out.c */
+
+static short conn_events(struct lp_pollable *p)
+{
+	struct lp_conn *c = p->arg;
+	return (short)(POLLIN | (c->oq_head ? POLLOUT : 0));
+}
+
+static void conn_ready(struct lp_pollable *p, short revents)
+{
+	struct lp_conn *c = p->arg;
+	if ((revents & POLLOUT) && lp_conn_output(c) < 0)
+		return;
+	if (revents & (POLLIN | POLLHUP | POLLERR))
+		lp_conn_input(c);
+}
+
+struct lp_conn *lp_conn_new(int fd, const char *what, lp_conn_msg_fn on_msg,
+			    lp_conn_close_fn on_close, void *owner)
+{
+	struct lp_conn *c = calloc(1, sizeof *c);
+	if (c)
+		c->rbuf = malloc(RBUF_SIZE);
+	if (!c || !c->rbuf) {
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	c->fd = fd;
+	c->what = what;
+	c->on_msg = on_msg;
+	c->on_close = on_close;
+	c->owner = owner;
+	c->pl.fd = fd;
+	c->pl.events = conn_events;
+	c->pl.ready = conn_ready;
+	c->pl.arg = c;
+	lp_poll_add(&c->pl);
+	return c;
+}
+
+void lp_mem_hint(void *p, size_t len)
+{
+	const uintptr_t huge = 2u << 20;
+	if (len < 4 * huge)
+		return;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(huge - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE); /* only a hint */
+}
+
+static void asm_free(struct lp_asm *a)
+{
+	if (a->buf)
+		lp_buf_free(a->buf);
+	free(a->ctl);
+	free(a);
+}
+
+void lp_conn_close(struct lp_conn *c)
+{
+	if (c->dead)
+		return;
+	c->dead = 1;
+	lp_poll_del(&c->pl);
+	close(c->fd);
+	c->fd = -1;
+	while (c->asms) {
+		struct lp_asm *a = c->asms;
+		c->asms = a->next;
+		asm_free(a);
+	}
+	c->cur_asm = NULL;
+	lp_conn_free_output(c);
+	free(c->rbuf);
+	c->rbuf = NULL;
+	if (c->on_close)
+		c->on_close(c);
+	/* freed at the next reap: callers up the stack may still hold c */
+	c->owner = zombies;
+	zombies = c;
+}
+
+void lp_conn_reap(void)
+{
+	while (zombies) {
+		struct lp_conn *c = zombies;
+		zombies = c->owner;
+		free(c);
+	}
+}
+
+/* Header of a new frame decoded: find or start its message. */
+static int frame_begin(struct lp_conn *c)
+{
+	struct wire_hdr *h = &c->cur;
+	struct lp_asm **pp = &c->asms, *a;
+
+	while ((a = *pp) && a->h.src != h->src)
+		pp = &a->next;
+	if (h->flags & WIRE_F_FIRST) {
+		if (a)
+			return -1; /* two messages of one source interleaved */
+		if (!(h->flags & WIRE_F_CTRL) && h->enc != PvmDataDefault &&
+		    h->enc != PvmDataRaw && h->enc != PvmDataInPlace &&
+		    h->enc != PvmDataTrace)
+			return -1;
+		a = calloc(1, sizeof *a);
+		if (!a)
+			return -1;
+		a->h = *h;
+		if (h->flags & WIRE_F_CTRL) {
+			/* total == len <= WIRE_MAX_CTRL (wire_hdr_decode) */
+			a->ctl = malloc(h->total ? h->total : 1);
+			if (!a->ctl) {
+				free(a);
+				return -1;
+			}
+		} else {
+			a->buf = lp_buf_new(PvmDataRaw);
+			if (!a->buf || h->total > (uint64_t)(SIZE_MAX / 2) ||
+			    lp_buf_reserve(a->buf, (size_t)h->total) < 0) {
+				if (a->buf)
+					lp_buf_free(a->buf);
+				free(a);
+				return -1;
+			}
+			lp_mem_hint(a->buf->data, (size_t)h->total);
+			a->buf->enc = h->enc;
+			a->buf->inqueue = 1; /* not the program's yet */
+		}
+		a->next = c->asms;
+		c->asms = a;
+	} else if (!a) {
+		return -1; /* continuation with nothing in progress */
+	}
+	if ((h->flags & WIRE_F_CTRL) != (a->h.flags & WIRE_F_CTRL))
+		return -1;
+	if (h->len > a->h.total - a->got)
+		return -1; /* more bytes than announced */
+	c->cur_asm = a;
+	c->pgot = 0;
+	return 0;
+}
+
+static uint8_t *asm_dest(struct lp_asm *a)
+{
+	return (a->buf ? a->buf->data : a->ctl) + a->got;
+}
+
+/* The current frame's payload is complete.  Returns -1 on a protocol error
+ * or when the connection was closed by the message's hook. */
+static int frame_end(struct lp_conn *c)
+{
+	struct lp_asm *a = c->cur_asm;
+	c->cur_asm = NULL;
+	c->hgot = 0;
+	if (!(c->cur.flags & WIRE_F_LAST))
+		return 0;
+	if (a->got != a->h.total)
+		return -1;
+	/* unlink and hand over */
+	struct lp_asm **pp = &c->asms;
+	while (*pp != a)
+		pp = &(*pp)->next;
+	*pp = a->next;
+
+	struct lp_inmsg m = {.h = a->h, .buf = a->buf, .ctl = a->ctl,
+			     .ctllen = (size_t)a->got};
+	if (m.buf) {
+		struct lp_buf *b = m.buf;
+		b->received = 1;
+		b->src = a->h.src;
+		b->dst = a->h.dst;
+		b->tag = a->h.tag;
+		b->ctx = a->h.ctx;
+		b->wid = (int)a->h.wid;
+		b->seq = a->h.seq;
+		b->rpos = 0;
+		b->inqueue = 0;
+	}
+	free(a);
+	if (c->on_msg(c, &m) < 0)
+		return -1;
+	return c->dead ? -1 : 0;
+}
+
+static void add_got(struct lp_conn *c, size_t n)
+{
+	struct lp_asm *a = c->cur_asm;
+	a->got += n;
+	if (a->buf)
+		a->buf->len = (size_t)a->got;
+	c->pgot += (uint32_t)n;
+}
+
+/* Consumes bytes from rbuf.  Returns -1 on a protocol error. */
+static int parse(struct lp_conn *c)
+{
+	while (c->rpos < c->rlen) {
+		if (c->hgot < WIRE_HDR_SIZE) {
+			size_t n = WIRE_HDR_SIZE - c->hgot;
+			if (n > c->rlen - c->rpos)
+				n = c->rlen - c->rpos;
+			memcpy(c->hbuf + c->hgot, c->rbuf + c->rpos, n);
+			c->hgot += n;
+			c->rpos += n;
+			if (c->hgot < WIRE_HDR_SIZE)
+				return 0;
+			if (wire_hdr_decode(c->hbuf, &c->cur, WIRE_MAX_FRAG) < 0 ||
+			    frame_begin(c) < 0)
+				return -1;
+		} else {
+			size_t n = c->cur.len - c->pgot;
+			if (n > c->rlen - c->rpos)
+				n = c->rlen - c->rpos;
+			memcpy(asm_dest(c->cur_asm), c->rbuf + c->rpos, n);
+			c->rpos += n;
+			add_got(c, n);
+		}
+		if (c->cur_asm && c->pgot == c->cur.len && frame_end(c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int lp_conn_input(struct lp_conn *c)
+{
+	size_t budget = READ_BUDGET;
+
+	while (!c->dead && budget > 0) {
+		ssize_t n;
+		if (c->rpos == c->rlen && c->cur_asm &&
+		    c->cur.len - c->pgot >= DIRECT_READ_MIN) {
+			/* big remainder of a frame: read it in place */
+			n = read(c->fd, asm_dest(c->cur_asm), c->cur.len - c->pgot);
+			if (n > 0) {
+				add_got(c, (size_t)n);
+				budget -= (size_t)n < budget ? (size_t)n : budget;
+				if (c->pgot == c->cur.len && frame_end(c) < 0)
+					goto bad;
+				continue;
+			}
+		} else {
+			if (c->rpos == c->rlen)
+				c->rpos = c->rlen = 0;
+			n = read(c->fd, c->rbuf + c->rlen, RBUF_SIZE - c->rlen);
+			if (n > 0) {
+				c->rlen += (size_t)n;
+				budget -= (size_t)n < budget ? (size_t)n : budget;
+				if (parse(c) < 0)
+					goto bad;
+				if ((size_t)n < RBUF_SIZE / 2)
+					return c->dead ? -1 : 0; /* short read: drained */
+				continue;
+			}
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		/* EOF or error */
+		lp_conn_close(c);
+		return -1;
+	}
+	return c->dead ? -1 : 0;
+bad:
+	if (!c->dead)
+		lp_conn_close(c);
+	return -1;
+}

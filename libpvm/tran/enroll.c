@@ -1,0 +1,214 @@
+/*
+ * enroll.c - the task's state, enrollment with the pvmd (TM_CONNECT),
+ * control calls, flushing and disconnection (see lpvm.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lpvm.h"
+#include "msg/msg.h"
+#include "tran.h"
+
+struct lp_state lp = {
+	.route = PvmAllowDirect,
+	.fragsize = 4080,
+	.showtids = 1,
+};
+
+/* The one control call in progress (calls do not nest). */
+static struct {
+	int code;
+	uint32_t wid;
+	int done;
+	uint8_t *data;
+	size_t len;
+} want;
+static uint32_t lastwid;
+static pid_t enroll_pid;
+
+void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
+{
+	if (want.wid && !want.done && h->tag == want.code && h->wid == want.wid) {
+		want.data = data;
+		want.len = len;
+		want.done = 1;
+		return;
+	}
+	free(data); /* a reply nobody waits for any more, or an unknown event */
+}
+
+static int ctl_write(int code, uint32_t wid, const struct wire_wr *req)
+{
+	struct lp_conn *c = lp_pvmd_conn();
+	if (!c)
+		return PvmSysErr;
+	if (req && req->err)
+		return PvmNoMem;
+	struct lp_seg seg = {.p = req ? req->buf : NULL,
+			     .len = req ? req->len : 0};
+	struct lp_omsg m = {
+		.h = {.dst = lp.hosttid ? lp.hosttid : wire_host_tid(1),
+		      .src = lp.mytid, .tag = code, .wid = wid},
+		.seg = &seg, .nseg = 1, .total = seg.len, .frag = WIRE_MAX_CTRL,
+		.ctrl = 1,
+	};
+	return lp_conn_send(c, &m);
+}
+
+/* Sends a request and waits for its reply; no enrollment check. */
+static int ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
+		    size_t *replylen)
+{
+	if (++lastwid == 0)
+		lastwid = 1;
+	want.code = code;
+	want.wid = lastwid;
+	want.done = 0;
+	want.data = NULL;
+	int r = ctl_write(code, want.wid, req);
+	while (r == 0 && !want.done) {
+		if (!lp_pvmd_conn() || lp_progress(NULL) < 0)
+			r = PvmSysErr;
+	}
+	want.wid = 0;
+	if (r < 0) {
+		free(want.data);
+		want.data = NULL;
+		return r;
+	}
+	*reply = want.data;
+	*replylen = want.len;
+	want.data = NULL;
+	return 0;
+}
+
+static int parse_connect(const uint8_t *p, size_t n)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, p, n);
+	int status = wire_rd_i32(&r);
+	if (r.err)
+		return PvmSysErr;
+	if (status < 0)
+		return status;
+	int tid = wire_rd_i32(&r), ptid = wire_rd_i32(&r);
+	int flags = wire_rd_i32(&r), ctx = wire_rd_i32(&r);
+	int hosttid = wire_rd_i32(&r);
+	char *host = wire_rd_strdup(&r);
+	char *arch = wire_rd_strdup(&r);
+	int outtid = wire_rd_i32(&r), outctx = wire_rd_i32(&r);
+	int outtag = wire_rd_i32(&r);
+	if (r.err || tid <= 0) {
+		free(host);
+		free(arch);
+		return PvmSysErr;
+	}
+	free(lp.hostname);
+	free(lp.arch);
+	lp.hostname = host;
+	lp.arch = arch;
+	lp.mytid = tid;
+	lp.ptid = ptid;
+	lp.pflags = flags;
+	lp.ctx = ctx;
+	lp.hosttid = hosttid;
+	/* output of our children goes where ours goes (our parent's choice) */
+	lp.outtid = lp.selfouttid = outtid;
+	lp.outctx = lp.selfoutctx = outctx;
+	lp.outtag = lp.selfouttag = outtag;
+	lp_api_sync();
+	return 0;
+}
+
+static void flush_at_exit(void)
+{
+	if (lp.enrolled && getpid() == enroll_pid)
+		lp_flush();
+}
+
+int lp_enroll(void)
+{
+	static int atexit_done;
+
+	if (lp.enrolled)
+		return lp_pvmd_lost ? PvmSysErr : 0;
+	if (lp_pvmd_connect() < 0)
+		return PvmSysErr;
+
+	const char *st = getenv(WIRE_ENV_SPAWN_TID);
+	int spawn_tid = st ? (int)strtol(st, NULL, 0) : 0;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, WIRE_VERSION);
+	wire_wr_i32(&w, (int32_t)getpid());
+	wire_wr_i32(&w, spawn_tid);
+	wire_wr_str(&w, st ? program_invocation_short_name : "");
+	uint8_t *rep = NULL;
+	size_t replen = 0;
+	int r = ctl_call(WIRE_TM_CONNECT, &w, &rep, &replen);
+	wire_wr_free(&w);
+	if (r == 0)
+		r = parse_connect(rep, replen);
+	free(rep);
+	if (r < 0) {
+		lp_route_fini();
+		return r == PvmBadVersion ? r : PvmSysErr;
+	}
+	lp.enrolled = 1;
+	lp_selftid = lp.mytid;
+	enroll_pid = getpid();
+	unsetenv(WIRE_ENV_SPAWN_TID); /* our own children must not claim it */
+	lp_route_init();
+	if (!atexit_done && atexit(flush_at_exit) == 0)
+		atexit_done = 1;
+	return 0;
+}
+
+int lp_ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
+		size_t *replylen)
+{
+	int r = lp_enroll();
+	if (r < 0)
+		return r;
+	return ctl_call(code, req, reply, replylen);
+}
+
+int lp_ctl_send(int code, const struct wire_wr *req)
+{
+	int r = lp_enroll();
+	if (r < 0)
+		return r;
+	if (++lastwid == 0)
+		lastwid = 1;
+	r = ctl_write(code, lastwid, req);
+	/* push it out now: the pvmd may stop us before our next call */
+	struct lp_conn *c;
+	while (r == 0 && (c = lp_pvmd_conn()) && lp_conn_pending(c))
+		if (lp_progress(NULL) < 0)
+			break;
+	return r;
+}
+
+int lp_flush(void)
+{
+	for (;;) {
+		struct lp_conn *c = lp_pvmd_conn();
+		if (!(c && lp_conn_pending(c)) && !lp_route_pending())
+			return 0;
+		if (lp_progress(NULL) < 0)
+			return PvmSysErr;
+	}
+}
+
+void lp_disconnect(void)
+{
+	lp_route_fini();
+	lp_peer_reset();
+	lp_msg_reset();
+	lp.enrolled = 0;
+	lp.mytid = 0;
+	lp_selftid = 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * poll.h - the one wait primitive of the task library.
+ *
+ * Everything that can make progress (connections, listening sockets;
+ * later an eventfd doorbell for shared memory) registers a pollable.
+ * lp_progress() polls all of them once, with a timeout, and runs the
+ * handlers of those that are ready.  Receivers loop on it; nothing spins.
+ */
+#ifndef LPVM_TRAN_POLL_H
+#define LPVM_TRAN_POLL_H
+
+#include <time.h>
+
+struct lp_pollable {
+	int fd;
+	/* poll events wanted now (POLLIN, plus POLLOUT with queued output) */
+	short (*events)(struct lp_pollable *p);
+	/* runs when poll reported revents != 0 */
+	void (*ready)(struct lp_pollable *p, short revents);
+	void *arg;
+	struct lp_pollable *next, *prev;
+	int registered;
+};
+
+void lp_poll_add(struct lp_pollable *p);
+void lp_poll_del(struct lp_pollable *p);
+
+/*
+ * Polls every pollable once.  timeout: NULL blocks until something is
+ * ready, {0,0} only looks.  Returns the number of pollables handled (0 on
+ * timeout), or -1 if there is nothing at all to wait on.
+ */
+int lp_progress(const struct timespec *timeout);
+
+#endif /* LPVM_TRAN_POLL_H */

@@ -1,0 +1,259 @@
+/*
+ * tran_direct.c - direct task-to-task routes over Unix sockets.
+ *
+ * Every enrolled task (unless PvmRoute is PvmDontRoute) listens on
+ * vmdir_task_sock(mytid).  A task with PvmRoute = PvmRouteDirect that
+ * sends to a peer connects to the peer's socket and opens with a hello
+ * frame naming its tid (docs/protocol.md "Direct routes"); the accepting
+ * side checks the peer's uid and the tid, then takes that peer's frames.
+ * A connection carries messages one way: from the connecting task to the
+ * listening one.  Order across routes is kept by the seq numbers.
+ */
+#define _GNU_SOURCE
+#include "tran.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lpvm.h"
+#include "vmdir.h"
+
+static int lfd = -1;
+static struct lp_pollable lpl;
+static char lpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static pid_t lpid;
+
+/* every direct connection, both directions, for fini */
+struct dconn {
+	struct dconn *next;
+	struct lp_conn *c;
+};
+static struct dconn *dconns;
+
+static void forget(struct lp_conn *c)
+{
+	for (struct dconn **pp = &dconns; *pp; pp = &(*pp)->next)
+		if ((*pp)->c == c) {
+			struct dconn *d = *pp;
+			*pp = d->next;
+			free(d);
+			return;
+		}
+}
+
+static int remember(struct lp_conn *c)
+{
+	struct dconn *d = malloc(sizeof *d);
+	if (!d)
+		return -1;
+	d->c = c;
+	d->next = dconns;
+	dconns = d;
+	return 0;
+}
+
+static int tid_sane(int tid)
+{
+	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
+	       (tid & WIRE_TID_TASK_MASK) != 0 &&
+	       (tid & WIRE_TID_HOST_MASK) == (lp.mytid & WIRE_TID_HOST_MASK) &&
+	       tid != lp.mytid;
+}
+
+/* Incoming frames on a direct connection (either end). */
+static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
+{
+	if (c->peer == 0) {
+		/* the hello: CTRL TM_CONNECT, i32 version, i32 tid */
+		struct wire_rd r;
+		int ok = (m->h.flags & WIRE_F_CTRL) && m->h.tag == WIRE_TM_CONNECT;
+		wire_rd_init(&r, m->ctl, m->ctllen);
+		int ver = wire_rd_i32(&r), tid = wire_rd_i32(&r);
+		ok = ok && !r.err && ver == WIRE_VERSION && tid_sane(tid) &&
+		     m->h.src == tid && m->h.dst == lp.mytid;
+		free(m->ctl);
+		if (m->buf)
+			lp_buf_free(m->buf);
+		if (!ok)
+			return -1;
+		c->peer = tid;
+		return 0;
+	}
+	if ((m->h.flags & WIRE_F_CTRL) || m->h.src != c->peer ||
+	    m->h.dst != lp.mytid) {
+		free(m->ctl);
+		if (m->buf)
+			lp_buf_free(m->buf);
+		return -1;
+	}
+	lp_msg_arrived(m->buf);
+	return 0;
+}
+
+static void in_closed(struct lp_conn *c)
+{
+	forget(c);
+}
+
+static void out_closed(struct lp_conn *c)
+{
+	forget(c);
+	lp_route_ep_lost(c);
+}
+
+static short listen_events(struct lp_pollable *p)
+{
+	(void)p;
+	return POLLIN;
+}
+
+static void listen_ready(struct lp_pollable *p, short revents)
+{
+	(void)p;
+	(void)revents;
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* EAGAIN, or out of fds: try again later */
+		}
+		if (!lp_peer_is_us(fd)) {
+			close(fd);
+			continue;
+		}
+		struct lp_conn *c = lp_conn_new(fd, "direct", direct_msg, in_closed,
+						NULL);
+		if (c && remember(c) < 0) {
+			c->on_close = NULL;
+			lp_conn_close(c);
+		}
+	}
+}
+
+static void unlink_at_exit(void)
+{
+	if (lpath[0] && getpid() == lpid)
+		unlink(lpath);
+}
+
+static int direct_init(void)
+{
+	static int atexit_done;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	if (lp.route == PvmDontRoute || lfd >= 0)
+		return 0; /* we may still connect out */
+	if (vmdir_task_sock(sa.sun_path, sizeof sa.sun_path, lp.mytid) < 0)
+		return 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	unlink(sa.sun_path); /* left by a dead task that had our tid */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    listen(fd, SOMAXCONN) < 0) {
+		close(fd);
+		return 0;
+	}
+	lfd = fd;
+	memcpy(lpath, sa.sun_path, sizeof lpath);
+	lpid = getpid();
+	if (!atexit_done && atexit(unlink_at_exit) == 0)
+		atexit_done = 1;
+	lpl.fd = fd;
+	lpl.events = listen_events;
+	lpl.ready = listen_ready;
+	lp_poll_add(&lpl);
+	return 0;
+}
+
+static void *direct_reach(int tid)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	if (!tid_sane(tid) ||
+	    vmdir_task_sock(sa.sun_path, sizeof sa.sun_path, tid) < 0)
+		return NULL;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	/* nonblocking: a full backlog gives EAGAIN and we use the pvmd */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    !lp_peer_is_us(fd)) {
+		close(fd);
+		return NULL;
+	}
+	struct lp_conn *c = lp_conn_new(fd, "direct", direct_msg, out_closed, NULL);
+	if (!c)
+		return NULL;
+	c->peer = tid;
+	if (remember(c) < 0) {
+		c->on_close = NULL;
+		lp_conn_close(c);
+		return NULL;
+	}
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, WIRE_VERSION);
+	wire_wr_i32(&w, lp.mytid);
+	struct lp_seg seg = {.p = w.buf, .len = w.len};
+	struct lp_omsg m = {
+		.h = {.dst = tid, .src = lp.mytid, .tag = WIRE_TM_CONNECT},
+		.seg = &seg, .nseg = 1, .total = w.len, .frag = WIRE_MAX_CTRL,
+		.ctrl = 1,
+	};
+	int r = w.err ? PvmNoMem : lp_conn_send(c, &m);
+	wire_wr_free(&w);
+	if (r < 0) {
+		c->on_close = NULL;
+		forget(c);
+		lp_conn_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int direct_send(void *ep, const struct lp_omsg *m)
+{
+	return lp_conn_send(ep, m);
+}
+
+static int direct_pending(void *ep)
+{
+	struct lp_conn *c = ep;
+	return !c->dead && lp_conn_pending(c);
+}
+
+static void direct_fini(void)
+{
+	while (dconns) {
+		struct dconn *d = dconns;
+		dconns = d->next;
+		d->c->on_close = NULL;
+		lp_conn_close(d->c);
+		free(d);
+	}
+	if (lfd >= 0) {
+		lp_poll_del(&lpl);
+		close(lfd);
+		lfd = -1;
+		if (getpid() == lpid)
+			unlink(lpath);
+		lpath[0] = 0;
+	}
+}
+
+const struct lp_tran lp_tran_direct = {
+	.name = "direct",
+	.exclusivity = 10,
+	.init = direct_init,
+	.reach = direct_reach,
+	.send = direct_send,
+	.pending = direct_pending,
+	.fini = direct_fini,
+};
