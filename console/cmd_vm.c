@@ -1,6 +1,7 @@
 /*
- * cmd_vm.c - console commands that look at or act on the virtual machine
- * as a whole: conf, ps, id, version, echo, kill, halt, quit.
+ * cmd_vm.c - console commands about the virtual machine as a whole:
+ * conf, mstat, add, delete, id, version, echo, halt, quit, and the
+ * commands whose feature a later issue brings (names, put, trace).
  *
  * Column layouts follow the reference console's, so scripts that read its
  * output read ours.
@@ -14,6 +15,12 @@
 #include <unistd.h>
 
 #include "pvm3.h"
+
+/* Said for each host add or delete could not handle while the library
+ * cannot change the set of hosts (PvmNotImpl). */
+#define ONE_HOST_MSG(verb)                                                     \
+	"not " verb "ed: this virtual machine has one host (" verb "ing "      \
+	"hosts comes with multi-host support)"
 
 int cmd_conf(int argc, char **argv)
 {
@@ -35,113 +42,64 @@ int cmd_conf(int argc, char **argv)
 	return 0;
 }
 
-/* Task status bits as pvm_tasks() reports them, with the letter ps shows;
- * printed highest bit first ("6/c,f"). */
-static const struct {
-	int bit;
-	const char *name;
-} task_flags[] = {
-    {0x100, "T"}, {0x80, "R"}, {0x40, "H"}, {0x20, "s"},
-    {0x10, "o"},  {0x8, "a"},  {0x4, "c"},  {0x2, "f"},
-};
-
-static void format_flags(int flag, char *buf, size_t size)
+int cmd_mstat(int argc, char **argv)
 {
-	int n = snprintf(buf, size, "%x/", (unsigned)flag);
-	const char *sep = "";
-	for (size_t i = 0; i < sizeof task_flags / sizeof task_flags[0]; i++) {
-		if (!(flag & task_flags[i].bit) || n < 0 || (size_t)n >= size)
-			continue;
-		n += snprintf(buf + n, size - n, "%s%s", sep,
-			      task_flags[i].name);
-		sep = ",";
-	}
-}
-
-static const char *host_name(int dtid, struct pvmhostinfo *hosts, int nhost,
-			     char *buf, size_t size)
-{
-	for (int i = 0; i < nhost; i++)
-		if (hosts[i].hi_tid == dtid)
-			return hosts[i].hi_name;
-	snprintf(buf, size, "%x", (unsigned)dtid);
-	return buf;
-}
-
-int cmd_ps(int argc, char **argv)
-{
-	int all_hosts = 0, show_all = 0, long_form = 0;
-
-	/* Options come in one word, "-alx"; a word not starting with '-'
-	 * is ignored, as the reference does. */
-	if (argc > 2) {
-		term_printf("ps: wrong #args\n");
-		return -1;
-	}
-	if (argc == 2 && argv[1][0] == '-') {
-		for (const char *p = argv[1] + 1; *p; p++) {
-			switch (*p) {
-			case 'a':
-				all_hosts = 1;
-				break;
-			case 'x':
-				show_all = 1;
-				break;
-			case 'l':
-				long_form = 1;
-				break;
-			default:
-				term_printf("unknown flag -%c\n", *p);
-				break;
-			}
-		}
-	}
-
-	int nhost, narch, ntask;
-	struct pvmhostinfo *hosts;
-	struct pvmtaskinfo *tasks;
-	if (pvm_config(&nhost, &narch, &hosts) < 0)
-		return -1;
-	int where = all_hosts ? 0 : pvm_tidtohost(cons.mytid);
-	if (where < 0 || pvm_tasks(where, &ntask, &tasks) < 0)
-		return -1;
-
-	if (long_form)
-		term_printf("%24s %8s %8s %6s %9s %s\n", "HOST", "TID", "PTID",
-			    "PID", "FLAG 0x", "COMMAND");
-	else
-		term_printf("%24s %8s %9s %s\n", "HOST", "TID", "FLAG 0x",
-			    "COMMAND");
-	for (int i = 0; i < ntask; i++) {
-		struct pvmtaskinfo *t = &tasks[i];
-		int me = t->ti_tid == cons.mytid;
-		if (me && !show_all)
-			continue;
-		char hbuf[16], tidbuf[16], ptidbuf[16], flags[64];
-		const char *host =
-		    host_name(t->ti_host, hosts, nhost, hbuf, sizeof hbuf);
-		if (me)
-			snprintf(tidbuf, sizeof tidbuf, "(cons)");
-		else
-			snprintf(tidbuf, sizeof tidbuf, "%x",
-				 (unsigned)t->ti_tid);
-		format_flags(t->ti_flag, flags, sizeof flags);
-		const char *aout =
-		    t->ti_a_out && t->ti_a_out[0] ? t->ti_a_out : "-";
-		if (long_form) {
-			if (t->ti_ptid)
-				snprintf(ptidbuf, sizeof ptidbuf, "%x",
-					 (unsigned)t->ti_ptid);
-			else
-				snprintf(ptidbuf, sizeof ptidbuf, "-");
-			term_printf("%24s %8s %8s %6d %9s %-12s\n", host,
-				    tidbuf, ptidbuf, t->ti_pid, flags, aout);
-		} else {
-			term_printf("%24s %8s %9s %-12s\n", host, tidbuf, flags,
-				    aout);
-		}
+	for (int i = 1; i < argc; i++) {
+		int cc = CONS_QUIET(pvm_mstat(argv[i]));
+		term_printf("%24s  %s\n", argv[i],
+			    cc == PvmOk ? "ok" : cons_errstr(cc));
 	}
 	return 0;
+}
+
+/* add and delete: one call for all the hosts, then a line for each. */
+static int hosts_change(int argc, char **argv, int add)
+{
+	int n = argc - 1;
+	int *infos = calloc((size_t)n, sizeof *infos);
+	if (!infos) {
+		term_printf("%s: out of memory\n", argv[0]);
+		return -1;
+	}
+	int cc = add ? CONS_QUIET(pvm_addhosts(&argv[1], n, infos))
+		     : CONS_QUIET(pvm_delhosts(&argv[1], n, infos));
+	if (cc < 0 && cc != PvmNotImpl) {
+		/* The call failed as a whole: every host has its reason. */
+		for (int i = 0; i < n; i++)
+			if (infos[i] >= 0)
+				infos[i] = cc;
+	}
+	int ok = 0;
+	for (int i = 0; i < n; i++)
+		ok += cc >= 0 && infos[i] >= 0;
+	term_printf("%d successful\n", ok);
+	term_printf(add ? "%24s %8s\n" : "%24s  %s\n", "HOST",
+		    add ? "DTID" : "STATUS");
+	for (int i = 0; i < n; i++) {
+		const char *why = cc != PvmNotImpl ? cons_errstr(infos[i])
+				  : add		   ? ONE_HOST_MSG("add")
+						   : ONE_HOST_MSG("delet");
+		if (add && cc >= 0 && infos[i] >= 0)
+			term_printf("%24s %8x\n", argv[i + 1],
+				    (unsigned)infos[i]);
+		else if (add)
+			term_printf("%24s %s\n", argv[i + 1], why);
+		else
+			term_printf("%24s  %s\n", argv[i + 1],
+				    cc >= 0 && infos[i] >= 0 ? "deleted" : why);
+	}
+	free(infos);
+	return cc < 0 ? -1 : 0;
+}
+
+int cmd_add(int argc, char **argv)
+{
+	return hosts_change(argc, argv, 1);
+}
+
+int cmd_delete(int argc, char **argv)
+{
+	return hosts_change(argc, argv, 0);
 }
 
 int cmd_id(int argc, char **argv)
@@ -165,32 +123,6 @@ int cmd_echo(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		term_printf("%s%s", i > 1 ? " " : "", argv[i]);
 	term_printf("\n");
-	return 0;
-}
-
-int cmd_kill(int argc, char **argv)
-{
-	int i = 1;
-
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		/* "-c" (kill the children of a task) comes with the full
-		 * console; every other flag is unknown. */
-		term_printf("unknown flag %s\n", argv[i]);
-		return -1;
-	}
-	if (i == argc) {
-		term_printf("incorrect arg count\n");
-		return -1;
-	}
-	for (; i < argc; i++) {
-		int tid = cons_parse_tid(argv[i]);
-		if (tid == cons.mytid && tid > 0) {
-			term_printf("t%x: that's me.\n", (unsigned)tid);
-			continue;
-		}
-		/* The library reports a failure itself (PvmAutoErr). */
-		pvm_kill(tid);
-	}
 	return 0;
 }
 
@@ -225,4 +157,16 @@ int cmd_quit(int argc, char **argv)
 	cons.quitting = 1;
 	cons.exit_code = 0;
 	return 0;
+}
+
+/* names, put, trace (and spawn -@): their feature is not there yet. */
+int cmd_later(int argc, char **argv)
+{
+	(void)argc;
+	const char *what = strcmp(argv[0], "trace") == 0
+			       ? "tracing comes with a later release"
+			       : "the message mailbox comes with a later "
+				 "release";
+	term_printf("%s: not available yet (%s)\n", argv[0], what);
+	return -1;
 }

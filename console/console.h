@@ -6,14 +6,26 @@
  *   main.c    start-up, the event loop (stdin and PVM messages at once), exit
  *   term.c    printing that does not garble a half-typed readline line
  *   cmdtab.c  the command table, word splitting, dispatch, help
- *   cmd_vm.c  commands about the machine: conf, ps, id, version, kill...
+ *   alias.c   alias and unalias, and alias expansion
+ *   cmd_vm.c  commands about the machine: conf, mstat, add, delete, id,
+ *             version, echo, halt, quit, and the commands of later issues
+ *   cmd_ps.c  ps (and the task lines jobs -l prints)
+ *   cmd_task.c  commands acting on tasks: kill, sig, pstat, reset
+ *   cmd_opt.c   getopt and setopt
+ *   cmd_env.c   setenv, export, unexport
  *   spawn.c   the spawn command
- *   jobs.c    jobs: output of children spawned with "->", shown live
+ *   jobs.c    jobs: output of children spawned with "->", shown live or
+ *             written to a file; the jobs command
+ *   rc.c      start-up: arguments, hostfile, .pvmrc files
+ *   complete.c  tab completion of commands and of programs for spawn
  */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 
 #include <stdarg.h>
+#include <stdio.h>
+
+#include "pvm3.h"
 
 /* Console-wide state. */
 struct console {
@@ -22,6 +34,7 @@ struct console {
 	int quitting;	 /* set by quit/halt: the loop ends */
 	int exit_code;	 /* status the process exits with */
 	int detached;	 /* halted, or the pvmd went away: no pvm_exit() */
+	int started;	 /* this console started the pvmd */
 };
 extern struct console cons;
 
@@ -49,23 +62,66 @@ const struct cmd *cmd_lookup(const char *name);
 /* Iteration for help and completion: the i-th command, NULL at the end. */
 const struct cmd *cmd_at(int i);
 
-/* Handlers, by file. */
+/* Handlers, by file: cmdtab.c, alias.c, cmd_vm.c, cmd_ps.c, cmd_task.c,
+ * cmd_opt.c, cmd_env.c, spawn.c, jobs.c. */
 int cmd_help(int argc, char **argv);
+int cmd_alias(int argc, char **argv);
+int cmd_unalias(int argc, char **argv);
 int cmd_conf(int argc, char **argv);
-int cmd_ps(int argc, char **argv);
+int cmd_mstat(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
 int cmd_id(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_echo(int argc, char **argv);
-int cmd_kill(int argc, char **argv);
 int cmd_halt(int argc, char **argv);
 int cmd_quit(int argc, char **argv);
+int cmd_later(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_kill(int argc, char **argv);
+int cmd_sig(int argc, char **argv);
+int cmd_pstat(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_getopt(int argc, char **argv);
+int cmd_setopt(int argc, char **argv);
+int cmd_setenv(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_unexport(int argc, char **argv);
 int cmd_spawn(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+
+/* ---- aliases (alias.c) ---- */
+
+/* Replaces argv (from split_words: one block, freed with free()) by its
+ * alias expansion.  Returns 0, or -1 after printing why not ("alias
+ * loop"); *argvp is then still the caller's to free. */
+int alias_expand(int *argcp, char ***argvp);
+/* Iteration for completion: the i-th alias name, NULL at the end. */
+const char *alias_name_at(int i);
+
+/* ---- ps lines (cmd_ps.c) ---- */
+
+/* The header and one line of "ps" (short form), for jobs -l too. */
+void ps_print_header(int long_form);
+void ps_print_task(const struct pvmtaskinfo *t, int long_form,
+		   const struct pvmhostinfo *hosts, int nhost);
 
 /* Text of a PVM error code ("No such file"). */
 const char *cons_errstr(int code);
 /* Parses a task id written in hex, with or without a leading 't'.
  * Anything else gives 0, which PVM calls then reject. */
 int cons_parse_tid(const char *s);
+/* Evaluates a library call with the library's own error messages
+ * (PvmAutoErr) off, for calls whose errors the console reports in its own
+ * words; yields the call's result. */
+#define CONS_QUIET(expr)                                                       \
+	({                                                                     \
+		int autoerr_ = pvm_getopt(PvmAutoErr);                         \
+		pvm_setopt(PvmAutoErr, 0);                                     \
+		__typeof__(expr) r_ = (expr);                                  \
+		pvm_setopt(PvmAutoErr, autoerr_);                              \
+		r_;                                                            \
+	})
 
 /* ---- jobs and children's output (jobs.c) ---- */
 
@@ -74,8 +130,23 @@ int cons_parse_tid(const char *s);
 int jobs_create(int *tag);
 /* Records the tasks a job's spawn started; a job with none is dropped. */
 void jobs_add_tasks(int job, const int *tids, int n);
+/* Makes a job write its output to a file (opened by the caller) instead
+ * of the console. */
+void jobs_set_file(int job, FILE *f);
 /* Handles every PVM message that has arrived; never blocks. */
 void jobs_poll(void);
+
+/* ---- start-up (rc.c) ---- */
+
+/* Starts or attaches to the pvmd with the console's arguments (pvmd
+ * options and a hostfile), sets cons.mytid; exits on failure. */
+void rc_attach(int argc, char **argv);
+/* Executes $PVM_ROOT/.pvmrc and ~/.pvmrc, echoing each line. */
+void rc_run(void);
+
+/* ---- tab completion (complete.c) ---- */
+
+void complete_init(void);
 
 /* ---- terminal output (term.c) ---- */
 

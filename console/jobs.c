@@ -1,5 +1,6 @@
 /*
- * jobs.c - jobs started by "spawn ->", and the output of their tasks.
+ * jobs.c - jobs started by "spawn ->" (or ->file, ->>file), the output
+ * of their tasks, and the jobs command.
  *
  * Each job gets a message tag of its own; its tasks (and their children,
  * which inherit the output destination) send their output to the console
@@ -7,9 +8,10 @@
  * writer's tid, a count, and count bytes; count -1 announces a new task
  * (BEGIN), count 0 says the task's output has ended (EOF).
  *
- * Bytes are cut into lines here: a line is printed, prefixed with
- * "[job:tid] ", when its newline arrives or at EOF.  A job whose last task
- * reached EOF is reported "[job] finished".
+ * Bytes are cut into lines here: a line is printed (or written to the
+ * job's file), prefixed with "[job:tid] ", when its newline arrives or at
+ * EOF.  A job whose last task reached EOF is reported "[job] finished"
+ * on the console and forgotten.
  */
 #include "console.h"
 
@@ -29,10 +31,10 @@ struct task_out {
 };
 
 struct job {
-	struct job *next;
+	struct job *next; /* in increasing job number */
 	int num, tag;
-	int done; /* every task has reached EOF */
-	struct task_out *tasks;
+	FILE *file;		/* NULL: the console */
+	struct task_out *tasks; /* in the order they appeared */
 	int ntasks, cap;
 };
 
@@ -54,6 +56,15 @@ static void out(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A line of a job's output, to its file or to the console. */
+static void job_line(struct job *j, int tid, const char *text)
+{
+	if (j->file)
+		fprintf(j->file, "[%d:t%x] %s\n", j->num, (unsigned)tid, text);
+	else
+		out("[%d:t%x] %s\n", j->num, (unsigned)tid, text);
+}
+
 int jobs_create(int *tag)
 {
 	struct job *j = calloc(1, sizeof *j);
@@ -61,8 +72,10 @@ int jobs_create(int *tag)
 		return -1;
 	j->num = ++last_job;
 	j->tag = JOB_TAG_BASE + j->num;
-	j->next = jobs;
-	jobs = j;
+	struct job **pp = &jobs;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = j;
 	*tag = j->tag;
 	return j->num;
 }
@@ -81,6 +94,31 @@ static struct job *job_by_tag(int tag)
 		if (j->tag == tag)
 			return j;
 	return NULL;
+}
+
+void jobs_set_file(int num, FILE *f)
+{
+	struct job *j = job_by_num(num);
+	if (j)
+		j->file = f;
+	else
+		fclose(f);
+}
+
+static void job_free(struct job *j)
+{
+	for (struct job **pp = &jobs; *pp; pp = &(*pp)->next) {
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	}
+	for (int i = 0; i < j->ntasks; i++)
+		free(j->tasks[i].line);
+	free(j->tasks);
+	if (j->file)
+		fclose(j->file);
+	free(j);
 }
 
 static struct task_out *task_find(struct job *j, int tid)
@@ -108,18 +146,22 @@ static struct task_out *task_add(struct job *j, int tid)
 	t = &j->tasks[j->ntasks++];
 	memset(t, 0, sizeof *t);
 	t->tid = tid;
-	j->done = 0;
 	return t;
 }
 
-static void task_remove(struct job *j, struct task_out *t)
+/* Forgets a task that reached EOF; the job ends with its last task.
+ * Returns 1 when the job has been freed. */
+static int task_remove(struct job *j, struct task_out *t)
 {
 	free(t->line);
-	*t = j->tasks[--j->ntasks];
-	if (j->ntasks == 0) {
-		j->done = 1;
-		out("[%d] finished\n", j->num);
-	}
+	int i = (int)(t - j->tasks);
+	memmove(&j->tasks[i], &j->tasks[i + 1],
+		(size_t)(j->ntasks - i - 1) * sizeof *t);
+	if (--j->ntasks > 0)
+		return 0;
+	out("[%d] finished\n", j->num);
+	job_free(j);
+	return 1;
 }
 
 void jobs_add_tasks(int num, const int *tids, int n)
@@ -130,10 +172,10 @@ void jobs_add_tasks(int num, const int *tids, int n)
 	for (int i = 0; i < n; i++)
 		task_add(j, tids[i]);
 	if (j->ntasks == 0)
-		j->done = 1; /* nothing started: nothing to wait for */
+		job_free(j); /* nothing started: nothing to wait for */
 }
 
-/* Appends bytes to a task's pending line, printing every full line. */
+/* Appends bytes to a task's pending line, handing on every full line. */
 static void task_output(struct job *j, struct task_out *t, const char *p,
 			size_t n)
 {
@@ -155,7 +197,7 @@ static void task_output(struct job *j, struct task_out *t, const char *p,
 		if (!nl)
 			return;
 		t->line[t->len] = '\0';
-		out("[%d:t%x] %s\n", j->num, (unsigned)t->tid, t->line);
+		job_line(j, t->tid, t->line);
 		t->len = 0;
 		p = nl + 1;
 		n -= chunk + 1;
@@ -184,10 +226,13 @@ static void output_message(struct job *j, int bytes)
 		free(data);
 	} else if (count == 0) {
 		if (t->len > 0) {
+			/* A last line without its newline. */
 			t->line[t->len] = '\0';
-			out("[%d:t%x] %s\n", j->num, (unsigned)t->tid, t->line);
+			job_line(j, t->tid, t->line);
 		}
-		out("[%d:t%x] EOF\n", j->num, (unsigned)t->tid);
+		job_line(j, t->tid, "EOF");
+		if (j->file)
+			fflush(j->file);
 		task_remove(j, t);
 	}
 	/* count -1 (BEGIN): the task is now known to the job; nothing to
@@ -216,9 +261,56 @@ void jobs_poll(void)
 		cons.detached = 1;
 		cons.exit_code = 1;
 	}
+	for (struct job *j = jobs; j; j = j->next)
+		if (j->file)
+			fflush(j->file);
 	if (printing) {
 		printing = 0;
 		term_async_end();
 	}
 	fflush(stdout);
+}
+
+/* jobs -l: the ps line of each task of the job still running. */
+static void job_long(const struct job *j, const struct pvmhostinfo *hosts,
+		     int nhost)
+{
+	for (int i = 0; i < j->ntasks; i++) {
+		int ntask;
+		struct pvmtaskinfo *ti;
+		if (CONS_QUIET(pvm_tasks(j->tasks[i].tid, &ntask, &ti)) < 0)
+			continue; /* gone, its EOF not read yet */
+		for (int k = 0; k < ntask; k++)
+			ps_print_task(&ti[k], 0, hosts, nhost);
+	}
+}
+
+int cmd_jobs(int argc, char **argv)
+{
+	int long_form = 0;
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && strchr(argv[i], 'l'))
+			long_form = 1;
+
+	/* Output that has arrived first, so finished jobs are not listed. */
+	jobs_poll();
+	int nhost = 0, narch;
+	struct pvmhostinfo *hosts = NULL;
+	if (long_form) {
+		if (pvm_config(&nhost, &narch, &hosts) < 0)
+			return -1;
+		ps_print_header(0);
+	}
+	for (struct job *j = jobs; j; j = j->next) {
+		term_printf(" %d:", j->num);
+		if (long_form) {
+			term_printf("\n");
+			job_long(j, hosts, nhost);
+			continue;
+		}
+		for (int i = 0; i < j->ntasks; i++)
+			term_printf(" t%x", (unsigned)j->tasks[i].tid);
+		term_printf("\n");
+	}
+	return 0;
 }

@@ -1,9 +1,10 @@
 /*
  * main.c - the PVM console: start-up, the event loop, exit.
  *
- * The console starts a pvmd when none runs (else attaches to it), then
- * reads commands.  On a terminal it uses readline (editing, history kept
- * in ~/.pvm_history); otherwise it reads plain lines, printing the prompt
+ * The console starts a pvmd when none runs (else attaches to it), runs
+ * the .pvmrc files (both in rc.c), then reads commands.  On a terminal it
+ * uses readline (editing, completion, history kept in ~/.pvm_history);
+ * otherwise it reads plain lines, printing the prompt
  * and each command as the reference console does, so a script's output
  * reads like a session.  End of input means quit.
  *
@@ -36,30 +37,6 @@ struct console cons;
 
 static char *history_path;
 static volatile sig_atomic_t got_sigint;
-
-/* ---- start-up ---- */
-
-static void attach(int argc, char **argv)
-{
-	/* pvm_start_pvmd starts the pvmd installed with this console (not
-	 * one $PVM_ROOT may name) and says PvmDupHost when one is running. */
-	int autoerr = pvm_getopt(PvmAutoErr);
-	pvm_setopt(PvmAutoErr, 0);
-	int cc = pvm_start_pvmd(argc, argv, 1);
-	pvm_setopt(PvmAutoErr, autoerr > 0 ? autoerr : 1);
-	if (cc == PvmDupHost) {
-		printf("pvmd already running.\n");
-	} else if (cc < 0) {
-		fprintf(stderr, "pvm: cannot start pvmd: %s\n",
-			cons_errstr(cc));
-		exit(1);
-	}
-	cons.mytid = pvm_mytid();
-	if (cons.mytid < 0) {
-		/* The library has printed why. */
-		exit(1);
-	}
-}
 
 /* ---- waiting for input and messages at once ---- */
 
@@ -221,6 +198,7 @@ static void loop_readline(void)
 	sigaction(SIGINT, &sa, NULL);
 	rl_readline_name = "pvm";
 	rl_catch_signals = 0;
+	complete_init();
 	/* Pasted lines should run one by one, as typed ones do (and EOF
 	 * then leaves "quit" after the prompt, as in the reference). */
 	rl_variable_bind("enable-bracketed-paste", "off");
@@ -254,11 +232,13 @@ static void loop_readline(void)
 
 int main(int argc, char **argv)
 {
-	attach(argc - 1, argv + 1);
+	rc_attach(argc - 1, argv + 1);
 	cons.interactive = isatty(0);
-	if (cons.interactive)
+	rc_run();
+	/* A .pvmrc may have said quit or halt already. */
+	if (!cons.quitting && cons.interactive)
 		loop_readline();
-	else
+	else if (!cons.quitting)
 		loop_plain();
 	fflush(stdout);
 	/* After halt the pvmd is gone and this task with it. */
