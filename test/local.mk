@@ -1,1 +1,42 @@
-# test targets
+# test targets: the programs the bats suites run, built by `make check`.
+# -no-install makes them real executables (with an rpath to the build-tree
+# libpvm3), so that a pvmd can spawn them directly.
+test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
+	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver
+check_PROGRAMS += $(test_progs)
+test_progs_ldflags = -no-install
+
+test_progs_pt_task_SOURCES = test/progs/pt_task.c test/progs/tcommon.h
+test_progs_pt_task_LDADD = libpvm/libpvm3.la
+test_progs_pt_task_LDFLAGS = $(test_progs_ldflags)
+test_progs_pt_pack_SOURCES = test/progs/pt_pack.c test/progs/tcommon.h
+test_progs_pt_pack_LDADD = libpvm/libpvm3.la
+test_progs_pt_pack_LDFLAGS = $(test_progs_ldflags)
+test_progs_pt_msg_SOURCES = test/progs/pt_msg.c test/progs/tcommon.h
+test_progs_pt_msg_LDADD = libpvm/libpvm3.la
+test_progs_pt_msg_LDFLAGS = $(test_progs_ldflags)
+test_progs_pt_order_SOURCES = test/progs/pt_order.c test/progs/tcommon.h
+test_progs_pt_order_LDADD = libpvm/libpvm3.la
+test_progs_pt_order_LDFLAGS = $(test_progs_ldflags)
+# pt_out: task-control tests (taskctl.bats), written with that feature.
+test_progs_pt_out_SOURCES = test/progs/pt_out.c test/progs/tcommon.h
+test_progs_pt_out_LDADD = libpvm/libpvm3.la
+test_progs_pt_out_LDFLAGS = $(test_progs_ldflags)
+test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
+test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
+test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
+
+# The suite: every test/*.bats file and the TAP unit programs, one summary
+# line at the end (test/run.sh).  Binaries are found through these paths.
+check-local: $(check_PROGRAMS) $(bin_PROGRAMS)
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
+
+.PHONY: check-tests-ref
+# Runs the same suites against the reference PVM 3.4.6 (for checking the
+# expected behaviour; needs pvm, pvm-dev and pvm-examples installed).
+check-tests-ref:
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/build-ref-progs.sh' && \
+	PVM_TEST_REF=1 abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/run.sh'

@@ -1,0 +1,198 @@
+# helpers.bash - loaded by every test/*.bats file.
+#
+# Each test gets its own virtual machine: a unique PVM_VMID, a private
+# PVM_TMP (so its VM directory, socket and log live under a temp dir), a
+# HOME of its own, and PVM_PATH pointing at a directory of links to the test
+# programs and the Debian example programs, so that spawned tasks are found.
+# teardown halts the VM and then kills every leftover process whose
+# environment carries this test's PVM_VMID (never another VMID's).
+#
+# Every command that talks to a pvmd runs under `timeout`, so a hang fails
+# the test instead of blocking the suite.
+#
+# PVM_TEST_REF=1 runs the same tests against the reference PVM 3.4.6
+# (/usr/bin/pvmd, /usr/bin/pvm, programs built against /usr/include/pvm3.h
+# into $PVM_TEST_REF_PROGS by test/build-ref-progs.sh): that is how the
+# expected behaviour was checked.  Tests of things only ours has skip there.
+
+: "${abs_top_builddir:?run the tests through make check or test/run.sh}"
+: "${abs_top_srcdir:?run the tests through make check or test/run.sh}"
+B=$abs_top_builddir
+S=$abs_top_srcdir
+TMO=${PVM_TEST_TIMEOUT:-60}
+
+if [ -n "${PVM_TEST_REF:-}" ]; then
+	REF=1
+	PROGS=${PVM_TEST_REF_PROGS:-/tmp/pvmtest-refprogs}
+	PVMD_BIN=/usr/bin/pvmd
+	CONSOLE=/usr/bin/pvm
+	OURLIB=
+else
+	REF=
+	PROGS=$B/test/progs
+	PVMD_BIN=$B/pvmd/pvmd
+	CONSOLE=$B/console/pvm
+	OURLIB=$B/libpvm/.libs
+fi
+
+# Names of the Debian pvm-examples programs the tests spawn or run.
+EXAMPLES="hello.pvm hello_other master1 slave1 spmd timing timing_slave
+inherit1 inherit2 inherit3 inherita inheritb mtile"
+
+# pvm_test_env: per-test environment (called from setup).
+pvm_test_env() {
+	TESTTMP=$(mktemp -d /tmp/pvmt.XXXXXX)
+	mkdir -p "$TESTTMP/tmp" "$TESTTMP/home" "$TESTTMP/bin"
+	export PVM_TMP=$TESTTMP/tmp
+	export HOME=$TESTTMP/home
+	export PVM_VMID="t${BATS_ROOT_PID:-$$}x${BATS_TEST_NUMBER:-0}x$RANDOM"
+	# A stale PVM_ROOT must not matter to ours; the reference needs it.
+	export PVM_ROOT=/usr/lib/pvm3
+	export PVM_ALLOW_ROOT=1
+	export PVM_PVMD=$PVMD_BIN
+	export PVM_PATH=$TESTTMP/bin
+	export PATH=$TESTTMP/bin:$PATH
+	unset PVM_EXPORT PVM_DEBUG PVM_ARCH PVM_SPAWN_TID LD_LIBRARY_PATH
+	local p
+	for p in "$PROGS"/pt_* "$PROGS"/mtile_driver; do
+		[ -x "$p" ] && [ -f "$p" ] && ln -sf "$p" "$TESTTMP/bin/${p##*/}"
+	done
+	for p in $EXAMPLES; do
+		[ -x "/usr/bin/$p" ] && ln -sf "/usr/bin/$p" "$TESTTMP/bin/$p"
+	done
+	VMDIR=$PVM_TMP/pvm.$(id -u).$PVM_VMID
+	return 0
+}
+
+# vm_pids VMID: processes whose environment holds PVM_VMID=VMID.
+vm_pids() {
+	local f p
+	env -u PVM_VMID grep -lzxF "PVM_VMID=$1" /proc/[0-9]*/environ 2>/dev/null |
+		while read -r f; do
+			p=${f#/proc/}
+			p=${p%/environ}
+			[ "$p" = "$$" ] || [ "$p" = "${BASHPID:-}" ] || echo "$p"
+		done
+}
+
+pvmd_pid() {
+	if [ -n "$REF" ]; then
+		vm_pids "$PVM_VMID" | while read -r p; do
+			[ "$(readlink /proc/$p/exe 2>/dev/null)" = /usr/bin/pvmd ] && echo "$p"
+		done | head -n 1
+	else
+		cat "$VMDIR/pvmd.pid" 2>/dev/null
+	fi
+}
+
+pvmd_alive() {
+	local p
+	p=$(pvmd_pid)
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null
+}
+
+# wait_until SECONDS COMMAND...: polls COMMAND every 0.1 s.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# start_pvmd [ENV=VALUE...]: starts the VM's pvmd and waits for its socket.
+start_pvmd() {
+	if [ -n "$REF" ]; then
+		echo quit | timeout -k 5 30 env "$@" /usr/bin/pvm >/dev/null 2>&1
+		wait_until 10 pvmd_alive || { echo "reference pvmd did not start"; return 1; }
+		return 0
+	fi
+	[ -x "$PVMD_BIN" ] || { echo "no pvmd at $PVMD_BIN"; return 1; }
+	env "$@" "$PVMD_BIN" </dev/null >"$TESTTMP/pvmd.out" 2>&1 &
+	if ! wait_until 10 test -S "$VMDIR/pvmd.sock"; then
+		echo "pvmd did not create $VMDIR/pvmd.sock; its output:"
+		cat "$TESTTMP/pvmd.out"
+		return 1
+	fi
+	wait_until 5 test -s "$VMDIR/pvmd.pid"
+	return 0
+}
+
+# stop_vm: halts the VM, kills what is left of it, removes its files.
+stop_vm() {
+	[ -n "${TESTTMP:-}" ] || return 0
+	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -z "$REF" ] && [ -f "$VMDIR/pvmd.log" ]; then
+		echo "--- last lines of $VMDIR/pvmd.log"
+		tail -n 25 "$VMDIR/pvmd.log"
+	fi
+	# Nothing here may fail the test: teardown must always clean up.
+	if pvmd_alive; then
+		echo halt | timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
+		wait_until 3 eval '! pvmd_alive' || true
+	fi
+	local pids
+	pids=$(vm_pids "$PVM_VMID") || true
+	if [ -n "$pids" ]; then
+		kill -TERM $pids 2>/dev/null || true
+		sleep 0.2
+		pids=$(vm_pids "$PVM_VMID") || true
+		[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+	fi
+	rm -rf "$TESTTMP" || true
+	# The reference keeps its files in /tmp whatever PVM_TMP says.
+	if [ -n "$REF" ]; then
+		rm -f "/tmp/pvmd.$(id -u).$PVM_VMID" "/tmp/pvml.$(id -u).$PVM_VMID" || true
+	fi
+	return 0
+}
+
+# t CMD...: runs CMD with the suite's time limit (use as `run t prog args`).
+t() {
+	timeout -k 5 "$TMO" "$@"
+}
+
+# show: prints the last `run`'s status and output (bats shows it on failure).
+show() {
+	echo "status: $status"
+	printf '%s\n' "$output"
+}
+
+# prog_ok NAME ARGS...: runs a test program, expects exit 0 and its summary
+# line with 0 failed checks.
+prog_ok() {
+	run t "$TESTTMP/bin/$1" "${@:2}"
+	show
+	# measurements go into the TAP stream as comments
+	printf '%s\n' "$output" | grep -E 'checked in|bytes in|per round trip' |
+		sed 's/^/# /' >&3 || true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" checks passed, 0 failed"* ]]
+}
+
+# as_ours CMD...: runs an unchanged Debian binary on our library.
+as_ours() {
+	if [ -n "$OURLIB" ]; then
+		timeout -k 5 "$TMO" env LD_LIBRARY_PATH="$OURLIB" "$@"
+	else
+		timeout -k 5 "$TMO" "$@"
+	fi
+}
+
+# console CMDS: feeds the lines in CMDS to the console.
+console() {
+	printf '%s\n' "$1" | timeout -k 5 "$TMO" "$CONSOLE" 2>&1
+}
+
+skip_if_ref() {
+	[ -z "$REF" ] || skip "${1:-not applicable to the reference}"
+}
+
+# Default set-up: a fresh VM per test.  Files that want no pvmd define their
+# own setup and call pvm_test_env only.
+vm_setup() {
+	pvm_test_env
+	start_pvmd
+}

@@ -1,0 +1,87 @@
+/*
+ * tcommon.h - small helpers shared by the test programs in test/progs.
+ *
+ * A top-level test program (started by a bats test) prints one line per
+ * failed check ("FAIL file:line: ...") and a summary line, and exits 1 when
+ * anything failed.  Spawned children cannot print (their output goes to the
+ * pvmd log), so they send their findings back to the parent instead.
+ */
+#ifndef PVM_TCOMMON_H
+#define PVM_TCOMMON_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pvm3.h"
+
+static int t_nfail;
+static int t_nok;
+
+static void t_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	printf("FAIL %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	t_nfail++;
+}
+
+/* CHECK(cond, fmt, ...): counts a failure with a message when !cond. */
+#define CHECK(cond, ...)                                        \
+	do {                                                    \
+		if (cond)                                       \
+			t_nok++;                                \
+		else                                            \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__); \
+	} while (0)
+
+/* EQ(a, b): integer equality, printing both values. */
+#define EQ(a, b)                                                                \
+	do {                                                                    \
+		long long t_a_ = (long long)(a), t_b_ = (long long)(b);         \
+		CHECK(t_a_ == t_b_, "%s = %lld, expected %s = %lld", #a, t_a_, \
+		      #b, t_b_);                                                \
+	} while (0)
+
+/* Seconds since an arbitrary start, monotonic. */
+static __attribute__((unused)) double t_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static __attribute__((unused)) void t_msleep(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Prints the summary line and returns the exit status. */
+static __attribute__((unused)) int t_done(const char *what)
+{
+	printf("%s: %d checks passed, %d failed\n", what, t_nok, t_nfail);
+	fflush(stdout);
+	return t_nfail ? 1 : 0;
+}
+
+/* Receives with a time limit so that a lost message fails instead of hanging. */
+static __attribute__((unused)) int t_recv(int tid, int tag, double secs)
+{
+	struct timeval tv;
+	tv.tv_sec = (long)secs;
+	tv.tv_usec = (long)((secs - (long)secs) * 1e6);
+	return pvm_trecv(tid, tag, &tv);
+}
+
+#endif /* PVM_TCOMMON_H */

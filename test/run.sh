@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# run.sh - runs the whole test suite: every test/*.bats file (bats --tap) and
+# every C unit-test program that prints TAP, then prints one summary line
+# "N passed, N failed[, N skipped]" and exits non-zero on any failure.
+#
+# make check runs it with abs_top_builddir and abs_top_srcdir exported.  By
+# hand:  abs_top_builddir=/path/to/build abs_top_srcdir=/path/to/src test/run.sh [file.bats...]
+# PVM_TEST_REF=1 runs the bats files against the reference PVM 3.4.6 instead
+# (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
+set -u
+: "${abs_top_builddir:?abs_top_builddir is not set}"
+: "${abs_top_srcdir:?abs_top_srcdir is not set}"
+export abs_top_builddir abs_top_srcdir
+
+passed=0 failed=0 skipped=0
+log=$(mktemp /tmp/pvmtest-run.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+# count_tap NAME STATUS: adds the results in $log to the totals.  A program
+# that exits non-zero without reporting a failed test, or that reports fewer
+# tests than its plan announced, counts as one more failure.
+count_tap() {
+	local name=$1 status=$2 p f s plan
+	p=$(grep -cE '^ok [0-9]+' "$log")
+	s=$(grep -cE '^ok [0-9]+.*# *[Ss][Kk][Ii][Pp]' "$log")
+	f=$(grep -cE '^not ok [0-9]+' "$log")
+	p=$((p - s))
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n 1)
+	if [ -n "$plan" ] && [ $((p + s + f)) -lt "$plan" ]; then
+		echo "# $name: only $((p + s + f)) of $plan tests reported"
+		f=$((f + plan - p - s - f))
+	fi
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "# $name: exited with status $status"
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+if [ $# -gt 0 ]; then
+	files=("$@")
+else
+	files=("$abs_top_srcdir"/test/*.bats)
+fi
+
+filter=()
+[ -n "${PVM_TEST_FILTER:-}" ] && filter=(--filter "$PVM_TEST_FILTER")
+
+# C unit tests that print TAP (built by make check when their owners add them);
+# they test our library only, so not in a run against the reference.
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
+	for prog in "$abs_top_builddir"/libpvm/pack/pack_test; do
+		[ -x "$prog" ] || continue
+		echo "# $prog"
+		timeout -k 5 300 "$prog" 2>&1 | tee "$log"
+		count_tap "$(basename "$prog")" "${PIPESTATUS[0]}"
+	done
+fi
+
+if ! command -v bats >/dev/null; then
+	echo "# bats is not installed (apt-get install bats)"
+	failed=$((failed + 1))
+else
+	for f in "${files[@]}"; do
+		echo "# $(basename "$f")"
+		timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+		count_tap "$(basename "$f")" "${PIPESTATUS[0]}"
+	done
+fi
+
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ]
