@@ -100,9 +100,14 @@ static int wait_match(int tid, int tag, const struct timespec *deadline,
 	}
 }
 
+/* A source is -1 (any), a task tid, or a pvmd's address (daemon bit and
+ * host part, task part 0): notifies come from 0x80000000, and the
+ * reference lets a program receive from it by name. */
 static int bad_args(int tid, int tag)
 {
-	return tid == 0 || tid < -1 || tag < -1;
+	int daemon = (unsigned)tid & WIRE_TID_DAEMON &&
+		     !((unsigned)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK));
+	return tid == 0 || (tid < -1 && !daemon) || tag < -1;
 }
 
 /* Makes b the active receive buffer; the previous one was freed. */

@@ -5,6 +5,7 @@
 #include "tran.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "lpvm.h"
 
@@ -73,13 +74,33 @@ static int tran_index(const struct lp_tran *t)
 	return -1;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A direct attempt failed: the pvmd route carries the traffic meanwhile
+ * (sequence numbers keep the order when direct works later), and the next
+ * attempt waits 2, 4, ... up to 1000 ms, so that a peer that never
+ * listens costs at most one connect() a second. */
+static void direct_failed(struct lp_peer *p)
+{
+	int n = p->direct_fails < 10 ? p->direct_fails + 1 : 10;
+	p->direct_fails = n;
+	int64_t delay = (int64_t)1 << n;
+	p->direct_retry_ms = now_ms() + (delay < 1000 ? delay : 1000);
+}
+
 /* Whether transport i may be tried for peer p now. */
 static int allowed(int i, const struct lp_peer *p)
 {
 	if (!tran_ok[i])
 		return 0;
 	if (trans[i] == &lp_tran_direct)
-		return lp.route == PvmRouteDirect && !p->direct_failed;
+		return lp.route == PvmRouteDirect &&
+		       (p->direct_fails == 0 || now_ms() >= p->direct_retry_ms);
 	return 1;
 }
 
@@ -95,10 +116,12 @@ static void choose(struct lp_peer *p)
 		if (ep) {
 			p->tran = trans[i];
 			p->ep = ep;
+			if (trans[i] == &lp_tran_direct)
+				p->direct_fails = 0;
 			return;
 		}
 		if (trans[i] == &lp_tran_direct)
-			p->direct_failed = 1;
+			direct_failed(p);
 	}
 }
 
@@ -114,7 +137,7 @@ int lp_route_send(struct lp_peer *p, const struct lp_omsg *m)
 		/* a better route failed: the peer is probably gone; the pvmd
 		 * route delivers or drops the message as for any send */
 		if (p->tran == &lp_tran_direct)
-			p->direct_failed = 1;
+			direct_failed(p);
 		p->tran = NULL;
 		p->ep = NULL;
 	}
@@ -126,7 +149,7 @@ void lp_route_ep_lost(void *ep)
 		for (struct lp_peer *p = bucket[i]; p; p = p->next)
 			if (p->ep == ep) {
 				if (p->tran == &lp_tran_direct)
-					p->direct_failed = 1;
+					direct_failed(p);
 				p->tran = NULL;
 				p->ep = NULL;
 			}

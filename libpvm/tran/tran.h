@@ -62,7 +62,10 @@ struct lp_peer {
 	uint32_t sseq;               /* last seq sent to this peer */
 	const struct lp_tran *tran;  /* chosen transport, NULL = not chosen */
 	void *ep;                    /* its endpoint */
-	int direct_failed;           /* direct route refused: stay on pvmd */
+	/* direct route attempts that failed in a row (the peer may not listen
+	 * yet: a child that has not enrolled), and when to try again */
+	int direct_fails;
+	int64_t direct_retry_ms;
 	/* as receiver: */
 	uint32_t rseq;               /* last seq delivered from this peer */
 	struct lp_buf *held;         /* early messages, sorted by seq */
