@@ -103,4 +103,21 @@ void lp_api_sync(void);
  * the library and changes with the next call.  Returns the count. */
 int lp_tran_fds(int **fds);
 
+/* ---- collected output of children (api/catchout.c) ---- */
+
+/* Tag and context of output messages for pvm_catchout, the reference's
+ * TC_OUTPUT and SYSCTX_TC: PvmOutputCode / PvmOutputContext show them. */
+#define LP_OUTPUT_TAG ((int)0x80030005)
+#define LP_OUTPUT_CTX 0x7ffff
+
+/* Called for every message that arrives whole: an output message for
+ * pvm_catchout is printed and freed (returns 1); anything else is left
+ * alone (returns 0). */
+int lp_output_msg(struct lp_buf *b);
+/* pvm_exit: while collection is on, waits until every task sending us
+ * output has ended it. */
+void lp_output_wait(void);
+/* After leaving the machine: prints partial lines, forgets the tasks. */
+void lp_output_reset(void);
+
 #endif /* LPVM_H */

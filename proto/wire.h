@@ -93,6 +93,7 @@ enum wire_tm {
 	WIRE_TM_HALT = 12,     /* stop the virtual machine */
 	WIRE_TM_SIBLINGS = 13, /* tids started by the same spawn call */
 	WIRE_TM_SETOPT = 14,   /* tell the pvmd a task option it acts on */
+	WIRE_TM_NORESETS = 15, /* tasks that set PvmNoReset */
 	WIRE_TM_MAX
 };
 

@@ -323,8 +323,64 @@ static int tm_setopt(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int val = wire_rd_i32(r);
 	if (!complete(r))
 		return -1;
-	plog(PL_DEBUG, "t%x: setopt %d = %d", conn_task(c)->tid, opt, val);
+	struct task *t = conn_task(c);
+	plog(PL_DEBUG, "t%x: setopt %d = %d", t->tid, opt, val);
+	/* Where the task's own output goes (the library checked the tid). */
+	switch (opt) {
+	case PvmSelfOutputTid:
+		t->outtid = val;
+		output_set_dest(d, t->tid, OUTPUT_DEST_TID, val);
+		break;
+	case PvmSelfOutputContext:
+		t->outctx = val;
+		output_set_dest(d, t->tid, OUTPUT_DEST_CTX, val);
+		break;
+	case PvmSelfOutputCode:
+		t->outtag = val;
+		output_set_dest(d, t->tid, OUTPUT_DEST_TAG, val);
+		break;
+	case PvmNoReset:
+		t->noreset = val != 0;
+		break;
+	}
 	reply_status(d, c, h, 0);
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* pvm_getnoresets: the tasks that set PvmNoReset. */
+static int tm_noresets(struct pvmd *d, struct conn *c,
+		       const struct wire_hdr *h, struct wire_rd *r)
+{
+	if (!complete(r))
+		return -1;
+	int *v = malloc((d->tasks.count + 1) * sizeof *v);
+	if (!v) {
+		reply_status(d, c, h, PvmNoMem);
+		return 0;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct task *t = d->tasks.slots[i].key ? d->tasks.slots[i].val
+						       : NULL;
+		if (t && t->noreset)
+			v[n++] = t->tid;
+	}
+	qsort(v, n, sizeof *v, cmp_int);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	wire_wr_i32(&w, (int)n);
+	for (size_t i = 0; i < n; i++)
+		wire_wr_i32(&w, v[i]);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	free(v);
 	return 0;
 }
 
@@ -352,6 +408,7 @@ static const struct {
 	[WIRE_TM_HALT] = { "TM_HALT", tm_halt },
 	[WIRE_TM_SIBLINGS] = { "TM_SIBLINGS", tm_siblings },
 	[WIRE_TM_SETOPT] = { "TM_SETOPT", tm_setopt },
+	[WIRE_TM_NORESETS] = { "TM_NORESETS", tm_noresets },
 };
 
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

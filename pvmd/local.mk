@@ -22,3 +22,7 @@ check_PROGRAMS += pvmd/wirefuzz
 pvmd_wirefuzz_SOURCES = pvmd/wirefuzz.c
 pvmd_wirefuzz_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_wirefuzz_LDADD = proto/libwire.la
+
+# The script PvmTaskDebug runs unless PVM_DEBUGGER names another.
+dist_pkglibexec_SCRIPTS = pvmd/debugger
+pvmd_pvmd_CPPFLAGS += -DPVM_DEBUGGER_PATH='"$(pkglibexecdir)/debugger"'

@@ -8,6 +8,11 @@
  * sends them: (tid, -2, parent) and (tid, -1, parent) when the task starts,
  * (tid, count, bytes) for each chunk read, (tid, 0) at the end; XDR ints,
  * the bytes padded to a multiple of 4.  See docs/protocol.md.
+ *
+ * A running task may move its own output elsewhere (PvmSelfOutputTid,
+ * -Code, -Context through TM_SETOPT): what it wrote before goes to the
+ * old destination, which gets EOF, and the new one gets the start
+ * messages (in the order the reference sends them on a switch: -1, -2).
  */
 #include "config.h"
 
@@ -34,6 +39,7 @@ struct outpipe {
 	int fd;
 	struct ev_io io;
 	int tid;
+	int ptid;               /* the spawner, named in BEGIN messages */
 	int outtid, outctx, outtag;
 	char line[LINE_MAX_LOG];
 	size_t linelen;
@@ -169,6 +175,7 @@ struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
 	p->outtid = outtid;
 	p->outctx = outctx;
 	p->outtag = outtag;
+	p->ptid = ptid;
 	if (ev_io_start(d->loop, &p->io, fd, EPOLLIN, pipe_cb, p) < 0) {
 		free(p);
 		return NULL;
@@ -200,5 +207,53 @@ void output_close_all(struct pvmd *d)
 		struct outpipe *p = d->pipes;
 		if (output_drain(p) == 0)
 			finish(p); /* writers remain (grandchildren): stop now */
+	}
+}
+
+static struct outpipe *find_pipe(struct pvmd *d, int tid)
+{
+	for (struct outpipe *p = d->pipes; p; p = p->next)
+		if (p->tid == tid && p->fd >= 0)
+			return p;
+	return NULL;
+}
+
+void output_set_dest(struct pvmd *d, int tid, int which, int val)
+{
+	struct outpipe *p = find_pipe(d, tid);
+	if (!p)
+		return; /* not started by us, or its output already ended */
+	/* what the task wrote before asking goes where it was meant to go
+	 * (bounded: another process may share the pipe and keep writing) */
+	if (read_pipe(p, 1u << 20) < 0)
+		return;
+	int outtid = p->outtid, outctx = p->outctx, outtag = p->outtag;
+	switch (which) {
+	case OUTPUT_DEST_TID:
+		outtid = val;
+		break;
+	case OUTPUT_DEST_CTX:
+		outctx = val;
+		break;
+	case OUTPUT_DEST_TAG:
+		outtag = val;
+		break;
+	default:
+		return;
+	}
+	if (outtid == p->outtid && outctx == p->outctx && outtag == p->outtag)
+		return;
+	if (dest_alive(p))
+		send_out(p, OUT_EOF, 0, NULL, 0);
+	if (p->linelen)
+		log_line(p);
+	p->outtid = outtid;
+	p->outctx = outctx;
+	p->outtag = outtag;
+	plog(PL_DEBUG, "t%x: output now goes to t%x (tag %d, context %d)",
+	     tid, outtid, outtag, outctx);
+	if (dest_alive(p)) {
+		send_out(p, OUT_BEGIN, p->ptid, NULL, 0);
+		send_out(p, OUT_NEW, p->ptid, NULL, 0);
 	}
 }

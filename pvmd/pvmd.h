@@ -86,6 +86,7 @@ struct task {
 	int pflags;             /* TM_CONNECT reply flags (CONN_PF_*) */
 	int ctx;                /* context the task starts in */
 	int outtid, outctx, outtag; /* output destination for its children */
+	int noreset;            /* PvmNoReset set: a console's reset spares it */
 	char *aout;             /* program name ("" if not spawned) */
 	struct sibs *sibs;      /* NULL when not spawned */
 	struct conn *conn;      /* NULL until enrolled */
@@ -202,6 +203,12 @@ struct outpipe;
 struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
 			     int outctx, int outtag, int ptid);
 void output_close_all(struct pvmd *d);
+/* Task `tid` moves its own output (TM_SETOPT PvmSelfOutput*): `which`
+ * is one of OUTPUT_DEST_*.  Output already in its pipe goes to the old
+ * destination first; the old one gets EOF, the new one the start
+ * messages.  Nothing happens for a task whose output we do not read. */
+enum { OUTPUT_DEST_TID, OUTPUT_DEST_CTX, OUTPUT_DEST_TAG };
+void output_set_dest(struct pvmd *d, int tid, int which, int val);
 
 /* ---- notify.c ---- */
 

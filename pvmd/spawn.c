@@ -1,6 +1,7 @@
 /*
  * spawn.c - starting tasks (TM_SPAWN): host/arch checks, the program search
- * path, fork/exec with the child's output on a pipe (see pvmd.h).
+ * path, the working directory (where's ":dir"), the debugger
+ * (PvmTaskDebug), fork/exec with the child's output on a pipe (pvmd.h).
  *
  * Each child gets a tid reserved before the fork, passed in PVM_SPAWN_TID,
  * under which it enrolls.  Exec failure is reported back through a
@@ -25,6 +26,16 @@
 #include "wire.h"
 
 extern char **environ;
+
+#ifndef PVM_DEBUGGER_PATH
+#define PVM_DEBUGGER_PATH "pvm-debugger"
+#endif
+
+/* How one spawn request starts its copies. */
+struct spawn_opts {
+	const char *dir;      /* working directory, NULL: ours ($HOME) */
+	const char *debugger; /* PvmTaskDebug: the script to run, else NULL */
+};
 
 static char *path_join(const char *dir, const char *file)
 {
@@ -172,8 +183,8 @@ static void free_env(char **env)
 }
 
 /* In the child, after fork: never returns. */
-static void exec_child(const struct pvmd *d, const char *path, char **argv,
-		       char **env, int outw, int errw)
+static void exec_child(const struct pvmd *d, char **argv, char **env,
+		       const char *dir, int outw, int errw)
 {
 	if (d->child_nofile) {
 		struct rlimit rl;
@@ -199,7 +210,16 @@ static void exec_child(const struct pvmd *d, const char *path, char **argv,
 		goto fail;
 	if (outw > 2)
 		close(outw);
-	execve(path, argv, env);
+	/* where's ":dir", relative to our own directory ($HOME); like the
+	 * reference, a directory that cannot be entered leaves the task in
+	 * ours (the message lands in the task's output) */
+	if (dir && chdir(dir) < 0)
+		dprintf(2, "pvmd: cannot enter working directory %s: %s\n", dir,
+			strerror(errno));
+	if (strchr(argv[0], '/'))
+		execve(argv[0], argv, env);
+	else /* a debugger named without a directory: on our PATH */
+		execvpe(argv[0], argv, env);
 fail:;
 	int e = errno;
 	if (write(errw, &e, sizeof e) < 0) {
@@ -210,7 +230,8 @@ fail:;
 
 /* Forks and execs one copy for task t.  Returns 0, or a PVM error code. */
 static int start_one(struct pvmd *d, struct task *t, const char *path,
-		     const struct spawn_req *q, int ptid)
+		     const struct spawn_req *q, const struct spawn_opts *o,
+		     int ptid)
 {
 	int outp[2], errp[2];
 	if (pipe2(outp, O_CLOEXEC) < 0)
@@ -220,14 +241,18 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 		close(outp[1]);
 		return PvmOutOfRes;
 	}
-	char **argv = calloc((size_t)q->argc + 2, sizeof *argv);
+	/* under PvmTaskDebug: debugger program args... (man 3 pvm_spawn) */
+	char **argv = calloc((size_t)q->argc + 3, sizeof *argv);
 	char **env = child_env(q, t->tid);
 	int st = PvmOutOfRes;
 	if (!argv || !env)
 		goto out;
-	argv[0] = (char *)path;
+	int k = 0;
+	if (o->debugger)
+		argv[k++] = (char *)o->debugger;
+	argv[k++] = (char *)path;
 	for (int i = 0; i < q->argc; i++)
-		argv[i + 1] = q->argv[i];
+		argv[k++] = q->argv[i];
 
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -237,7 +262,7 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 	if (pid == 0) {
 		close(outp[0]);
 		close(errp[0]);
-		exec_child(d, path, argv, env, outp[1], errp[1]);
+		exec_child(d, argv, env, o->dir, outp[1], errp[1]);
 	}
 	close(outp[1]);
 	outp[1] = -1;
@@ -253,7 +278,8 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 		/* exec failed: the child has exited already. */
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		plog(PL_ERR, "spawn %s: exec failed: %s", path, strerror(e));
+		plog(PL_ERR, "spawn %s: exec %s failed: %s", path, argv[0],
+		     strerror(e));
 		st = (e == ENOENT || e == EACCES || e == ENOEXEC ||
 		      e == ENOTDIR || e == EISDIR) ? PvmNoFile : PvmOutOfRes;
 		goto out;
@@ -296,31 +322,85 @@ static int fill(int *tids, int count, int code)
 	return 0;
 }
 
+/* `p` made absolute (malloc'd) if it is a relative path with a '/';
+ * NULL if it needs nothing (or memory ran out: then it stays as is). */
+static char *absolute(const char *p)
+{
+	char cwd[4096];
+	if (p[0] == '/' || !strchr(p, '/') || !getcwd(cwd, sizeof cwd))
+		return NULL;
+	return path_join(cwd, p);
+}
+
+/*
+ * Whether this host is in the set `where` and the flags name (man 3
+ * pvm_spawn; the reference decides the one-host cases): PvmTaskHost
+ * (which wins over PvmTaskArch) names a host, PvmTaskArch an
+ * architecture, and PvmHostCompl takes the complement, so that on one
+ * host HostCompl alone (the complement of every host) names none.
+ * `host` is `where` without its ":dir" part.  PvmMppFront changes
+ * nothing on a host that is not a multiprocessor.
+ */
+static int host_selected(const struct pvmd *d, int flags, const char *host)
+{
+	int in;
+	if (flags & PvmTaskHost)
+		in = spawn_is_our_host(d, host);
+	else if (flags & PvmTaskArch)
+		in = !strcmp(host, d->arch);
+	else
+		in = 1;
+	return (flags & PvmHostCompl) ? !in : in;
+}
+
 int spawn_tasks(struct pvmd *d, struct task *parent,
 		const struct spawn_req *q, int *tids)
 {
 	if (d->halting)
 		return PvmSysErr;
-	if ((q->flags & PvmTaskHost) && !spawn_is_our_host(d, q->where)) {
-		plog(PL_INFO, "t%x: spawn %s on host '%s': no such host",
-		     parent->tid, q->file, q->where);
-		return fill(tids, q->count, PvmNoHost);
+	/* "host:dir" or ":dir": the children's working directory */
+	char *host = strdup(q->where);
+	if (!host)
+		return fill(tids, q->count, PvmNoMem);
+	char *colon = strchr(host, ':');
+	if (colon)
+		*colon = '\0';
+	struct spawn_opts o = {.dir = colon && colon[1] ? colon + 1 : NULL};
+	int in = host_selected(d, q->flags, host);
+	if (!in)
+		plog(PL_INFO, "t%x: spawn %s (flags 0x%x, where '%s'): no such host",
+		     parent->tid, q->file, (unsigned)q->flags, q->where);
+	if (in && (q->flags & PvmTaskDebug)) {
+		o.debugger = getenv("PVM_DEBUGGER");
+		if (!o.debugger || !*o.debugger)
+			o.debugger = PVM_DEBUGGER_PATH;
 	}
-	if ((q->flags & PvmTaskArch) && strcmp(q->where, d->arch)) {
-		plog(PL_INFO, "t%x: spawn %s on arch '%s': no such host",
-		     parent->tid, q->file, q->where);
-		return fill(tids, q->count, PvmNoHost);
-	}
-	char *path = find_program(d, q->file);
-	if (!path) {
+	char *path = in ? find_program(d, q->file) : NULL;
+	if (in && !path)
 		plog(PL_INFO, "t%x: spawn %s: no such executable file",
 		     parent->tid, q->file);
-		return fill(tids, q->count, PvmNoFile);
+	if (!path) {
+		free(host);
+		return fill(tids, q->count, in ? PvmNoFile : PvmNoHost);
+	}
+	/* relative names are relative to us: the child changes directory
+	 * before it execs */
+	char *dabs = NULL;
+	if (o.dir) {
+		char *a = absolute(path);
+		if (a) {
+			free(path);
+			path = a;
+		}
+		if (o.debugger && (dabs = absolute(o.debugger)))
+			o.debugger = dabs;
 	}
 
 	struct sibs *sibs = malloc(sizeof *sibs + (size_t)q->count * sizeof(int));
 	if (!sibs) {
 		free(path);
+		free(host);
+		free(dabs);
 		return fill(tids, q->count, PvmNoMem);
 	}
 	sibs->refs = 0;
@@ -348,7 +428,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		t->outtid = q->outtid;
 		t->outctx = q->outctx;
 		t->outtag = q->outtag;
-		int st = start_one(d, t, path, q, parent->tid);
+		int st = start_one(d, t, path, q, &o, parent->tid);
 		if (st < 0) {
 			discard(d, t);
 			tids[i] = st;
@@ -362,6 +442,8 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		     t->tid, path, (int)t->pid);
 	}
 	free(path);
+	free(host);
+	free(dabs);
 	int started = sibs->n;
 	if (!started)
 		free(sibs);

@@ -47,8 +47,7 @@ int lp_api_task_tid(int tid);
  * strings "NAME=value".  Returns n or PvmNoMem. */
 int lp_api_export_env(struct wire_wr *w);
 
-/* The stream pvm_catchout() named (NULL: off).  Output of children still
- * goes to the pvmd log until the task-control issue routes it. */
+/* The stream pvm_catchout() named (NULL: off); see catchout.c. */
 extern FILE *lp_catchout_fp;
 
 #endif /* LPVM_API_H */

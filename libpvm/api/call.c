@@ -74,6 +74,7 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_SIGNAL] = "TM_SIGNAL", [WIRE_TM_NOTIFY] = "TM_NOTIFY",
 	[WIRE_TM_CONTEXT] = "TM_CONTEXT", [WIRE_TM_HALT] = "TM_HALT",
 	[WIRE_TM_SIBLINGS] = "TM_SIBLINGS", [WIRE_TM_SETOPT] = "TM_SETOPT",
+	[WIRE_TM_NORESETS] = "TM_NORESETS",
 };
 
 /* With PvmDebugMask set, each control call is logged on stderr. */

@@ -74,7 +74,22 @@ void pvmdisplaymhfinfo(char *who, char *msg, int tid)
 	LATER("pvmdisplaymhfinfo");
 }
 
-/* ---- registration as tasker, resource manager, hoster (issue 3) ---- */
+/* ---- registration as tasker, resource manager, hoster ----
+ *
+ * Not done with issue 3.  Each server talks to the pvmds in the
+ * reference's own message formats, as ordinary messages with reserved
+ * (negative) tags sent to the pvmd's tid, e.g. 0x80040000, which
+ * pvm_send rejects and which the pvmd route does not carry: a tasker gets
+ * SM_STTASK for each task to start and must answer SM_TASKX with the
+ * wait() status of the processes it started (man 3 pvm_reg_tasker), so
+ * the pvmd would have to take exits, pids and output from a task instead
+ * of its own children; a resource manager gets every task's spawn,
+ * config, tasks, notify and addhosts requests as SM_* messages whose
+ * bodies man 3 pvm_reg_rm does not describe ("refer to the PVM source
+ * code"); a hoster starts pvmds on other hosts, which needs several
+ * hosts (issue 7).  Debian does not even ship the header those man pages
+ * name (pvmsdpro.h).
+ */
 
 int pvm_reg_tasker(void)
 {
@@ -92,14 +107,6 @@ int pvm_reg_hoster(void)
 	return LATER("pvm_reg_hoster");
 }
 
-/* Tasks that set PvmNoReset, for the console's reset (issue 3). */
-int pvm_getnoresets(int **tids, int *ntids)
-{
-	(void)tids;
-	if (ntids)
-		*ntids = 0;
-	return LATER("pvm_getnoresets");
-}
 
 /* ---- several hosts (issue 7) ---- */
 

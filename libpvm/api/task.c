@@ -29,6 +29,8 @@ int pvm_exit(void)
 {
 	if (!lp.enrolled)
 		return 0; /* never enrolled, or already left: nothing to do */
+	/* with pvm_catchout on, children's output is printed to its end */
+	lp_output_wait();
 	int r = lp_flush();
 	if (r == 0) {
 		struct wire_rd rd;
@@ -37,6 +39,7 @@ int pvm_exit(void)
 		free(mem);
 	}
 	lp_disconnect();
+	lp_output_reset();
 	lp_api_sync();
 	return r < 0 ? lp_err("pvm_exit", PvmSysErr) : 0;
 }
@@ -134,6 +137,7 @@ int pvm_halt(void)
 		if (lp_progress(&step) < 0)
 			break;
 	lp_disconnect();
+	lp_output_reset();
 	lp_api_sync();
 	return 0;
 }

@@ -1,5 +1,6 @@
 /*
- * taskctl.c - acting on other tasks: pvm_kill, pvm_sendsig, pvm_notify.
+ * taskctl.c - acting on other tasks: pvm_kill, pvm_sendsig, pvm_notify,
+ * and pvm_getnoresets (the tasks a console's reset must spare).
  */
 #include "api.h"
 
@@ -103,4 +104,43 @@ int pvm_notify(int what, int msgtag, int cnt, int *tids)
 	wire_wr_free(&w);
 	free(mem);
 	return lp_err("pvm_notify", st < 0 ? st : 0);
+}
+
+/* The tasks that set PvmNoReset (the pvmd keeps the mark; the reference
+ * keeps it in its mailbox).  The array is the library's, valid until the
+ * next call. */
+int pvm_getnoresets(int **tids, int *ntids)
+{
+	static int *list;
+	int r = lp_api_enroll("pvm_getnoresets");
+	if (r < 0)
+		return r;
+	struct wire_rd rd;
+	uint8_t *mem;
+	int st = lp_api_call(WIRE_TM_NORESETS, NULL, &rd, &mem);
+	int n = st < 0 ? 0 : wire_rd_count(&rd, 4);
+	int *v = NULL;
+	if (st >= 0 && !rd.err) {
+		v = malloc(sizeof *v * (size_t)(n ? n : 1));
+		if (!v)
+			st = PvmNoMem;
+		for (int i = 0; v && i < n; i++)
+			v[i] = wire_rd_i32(&rd);
+		if (v && rd.err) {
+			free(v);
+			v = NULL;
+		}
+	}
+	if (st >= 0 && rd.err)
+		st = PvmBadMsg;
+	free(mem);
+	if (st < 0)
+		return lp_err("pvm_getnoresets", st);
+	free(list);
+	list = v;
+	if (tids)
+		*tids = list;
+	if (ntids)
+		*ntids = n;
+	return 0;
 }

@@ -10,10 +10,11 @@
  *   pt_out exitnow ROLE ARGS...         catchout(stdout), spawn, pvm_exit at
  *                                       once (it must wait for the output)
  *   pt_out debug ROLE ARGS...           as catch 1, spawned with PvmTaskDebug
+ *   pt_out catchoff                     pvm_catchout(0) between two spawns
  *   pt_out msgs                         PvmOutputTid/Code/Context messages
  *   pt_out selfout                      a child moves its own output here
  *   pt_out flags                        PvmHostCompl, PvmMppFront, where
- *   pt_out wd HOME                      working directory of spawned tasks
+ *   pt_out wd HOME [RELPROG]            working directory of spawned tasks
  *   pt_out sig                          pvm_sendsig to a child
  *   pt_out killself                     a child does pvm_kill(pvm_mytid())
  *   pt_out noreset                      pvm_getnoresets follows PvmNoReset
@@ -21,7 +22,7 @@
  * Roles of spawned children: say WORDS... (prints the words, one per line,
  * the last one without a newline, and "err WORD" on stderr), parent
  * (spawns "say" itself: a grandchild), crash (writes, then SIGSEGV),
- * slow, pwd, sigwait, suicide, selfchild, noreset, nothing.
+ * slow, pwd, sigwait, suicide, selfchild, noresetkid, nothing.
  */
 #include <errno.h>
 #include <signal.h>
@@ -61,8 +62,9 @@ static int child(const char *role, int argc, char **argv)
 	} else if (!strcmp(role, "parent")) {
 		/* the grandchild's output goes where ours goes */
 		int t = 0;
-		int n = pvm_spawn("pt_out", (char *[]){"say", "grand", "child", NULL},
-				  0, "", 1, &t);
+		int n = pvm_spawn("pt_out",
+				  (char *[]){"say", "grand", "child", NULL}, 0,
+				  "", 1, &t);
 		printf("spawned %d t%x\n", n, t);
 		fflush(stdout);
 	} else if (!strcmp(role, "crash")) {
@@ -80,7 +82,8 @@ static int child(const char *role, int argc, char **argv)
 	} else if (!strcmp(role, "pwd")) {
 		char cwd[4096];
 		if (!getcwd(cwd, sizeof cwd))
-			snprintf(cwd, sizeof cwd, "getcwd: %s", strerror(errno));
+			snprintf(cwd, sizeof cwd, "getcwd: %s",
+				 strerror(errno));
 		pvm_initsend(PvmDataDefault);
 		pvm_pkstr(cwd);
 		pvm_send(pvm_parent(), TAG_REPLY);
@@ -121,7 +124,7 @@ static int child(const char *role, int argc, char **argv)
 		int r2 = pvm_setopt(PvmSelfOutputCode, TAG_SELF);
 		printf("after %d %d\nbye", r1, r2);
 		fflush(stdout);
-	} else if (!strcmp(role, "noreset")) {
+	} else if (!strcmp(role, "noresetkid")) {
 		/* set PvmNoReset, say so, clear it when told, say so */
 		int p = pvm_parent();
 		pvm_setopt(PvmNoReset, 1);
@@ -141,6 +144,9 @@ static int child(const char *role, int argc, char **argv)
 
 /* ---- parents ---- */
 
+/* The program spawned (pt_out on the spawn path unless changed). */
+static const char *prog = "pt_out";
+
 static int spawn_role(int flags, const char *where, int argc, char **argv)
 {
 	/* argv[0] is the role: pt_out ROLE ARGS... */
@@ -148,7 +154,7 @@ static int spawn_role(int flags, const char *where, int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		av[i] = argv[i];
 	int t = 0;
-	int n = pvm_spawn("pt_out", av, flags, (char *)where, 1, &t);
+	int n = pvm_spawn((char *)prog, av, flags, (char *)where, 1, &t);
 	free(av);
 	return n == 1 ? t : (n < 0 ? n : t);
 }
@@ -173,8 +179,8 @@ static int catch_main(int showtids, int flags, int wait_exit, int argc,
 		int who = 0;
 		if (b > 0)
 			pvm_upkint(&who, 1, 1);
-		CHECK(b > 0 && who == t, "exit notify for t%x: buf %d tid %x", t,
-		      b, who);
+		CHECK(b > 0 && who == t, "exit notify for t%x: buf %d tid %x",
+		      t, b, who);
 		printf("exit notified t%x\n", (unsigned)who);
 		fflush(stdout);
 	}
@@ -183,11 +189,38 @@ static int catch_main(int showtids, int flags, int wait_exit, int argc,
 	return t_done("catch");
 }
 
+/* catchoff: collection turned off for later children only. */
+static int catchoff_main(void)
+{
+	int me = pvm_mytid();
+	if (me < 0)
+		return 1;
+	pvm_catchout(stdout);
+	int a = spawn_role(0, "", 2, (char *[]){"say", "first"});
+	pvm_catchout(NULL);
+	EQ(pvm_getopt(PvmOutputTid), 0);
+	int b = spawn_role(0, "", 2, (char *[]){"say", "second"});
+	CHECK(a > 0 && b > 0, "spawn: %d %d", a, b);
+	printf("children t%x t%x\n", (unsigned)a, (unsigned)b);
+	int both[2] = {a, b};
+	pvm_notify(PvmTaskExit, TAG_EXIT, 2, both);
+	for (int i = 0; i < 2; i++)
+		CHECK(t_recv(-1, TAG_EXIT, 20) > 0, "exit notify %d", i);
+	/* give the last output messages time to come in */
+	for (int i = 0; i < 10; i++) {
+		pvm_nrecv(-1, 1);
+		t_msleep(50);
+	}
+	pvm_exit();
+	printf("after exit\n");
+	return t_done("catchoff");
+}
+
 /* Receives output messages with `tag` from the pvmd for task `tid` until
  * its EOF; appends the text to out.  Returns the number of start
  * messages (-1 or -2), or -1 on a format error (reported). */
-static int collect(int tid, int tag, int me, char *out, size_t cap,
-		   int *codes, int ncodes)
+static int collect(int tid, int tag, int me, char *out, size_t cap, int *codes,
+		   int ncodes)
 {
 	int nstart = 0, k = 0;
 	size_t len = strlen(out);
@@ -341,7 +374,9 @@ static void expect_cwd(const char *where, const char *want)
 	      want);
 }
 
-static int wd_main(const char *home)
+/* relprog: a program path relative to $HOME (ours only: the reference
+ * looks it up after changing directory and finds nothing) */
+static int wd_main(const char *home, const char *relprog)
 {
 	if (pvm_mytid() < 0)
 		return 1;
@@ -351,11 +386,17 @@ static int wd_main(const char *home)
 		CHECK(0, "mkdir %s: %s", sub, strerror(errno));
 	if (!realpath("/tmp", tmp))
 		snprintf(tmp, sizeof tmp, "/tmp");
-	expect_cwd("", home);          /* the pvmd's directory: $HOME */
-	expect_cwd(":/tmp", tmp);      /* absolute */
-	expect_cwd(":wdsub", sub);     /* relative to $HOME */
+	expect_cwd("", home);	   /* the pvmd's directory: $HOME */
+	expect_cwd(":/tmp", tmp);  /* absolute */
+	expect_cwd(":wdsub", sub); /* relative to $HOME */
 	expect_cwd(".:/tmp", tmp);
-	expect_cwd(":", home);         /* empty: the default */
+	expect_cwd(":", home); /* empty: the default */
+	if (relprog) {
+		prog = relprog;
+		expect_cwd(":/tmp", tmp);
+		expect_cwd(":wdsub", sub);
+		prog = "pt_out";
+	}
 	pvm_exit();
 	return t_done("wd");
 }
@@ -432,7 +473,7 @@ static int noreset_main(void)
 	int me = pvm_mytid();
 	if (me < 0)
 		return 1;
-	int t = spawn_role(0, "", 1, (char *[]){"noreset"});
+	int t = spawn_role(0, "", 1, (char *[]){"noresetkid"});
 	CHECK(t > 0, "spawn: %d", t);
 	EQ(noreset_listed(me), 0);
 	CHECK(t_recv(t, TAG_REPLY, 20) > 0, "child set PvmNoReset");
@@ -469,12 +510,14 @@ int main(int argc, char **argv)
 		return selfout_main();
 	if (!strcmp(m, "flags"))
 		return flags_main();
-	if (!strcmp(m, "wd") && argc == 3)
-		return wd_main(argv[2]);
+	if (!strcmp(m, "wd") && (argc == 3 || argc == 4))
+		return wd_main(argv[2], argc == 4 ? argv[3] : NULL);
 	if (!strcmp(m, "sig"))
 		return sig_main();
 	if (!strcmp(m, "killself"))
 		return killself_main();
+	if (!strcmp(m, "catchoff"))
+		return catchoff_main();
 	if (!strcmp(m, "noreset"))
 		return noreset_main();
 	return child(m, argc - 2, argv + 2);
