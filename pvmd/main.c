@@ -36,9 +36,10 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvmd [-f] [-d debugmask] [hostfile]\n"
+	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [hostfile]\n"
 		   "  -f            stay in the foreground (log also to stderr)\n"
-		   "  -d debugmask  log debugging detail (any non-zero mask)\n");
+		   "  -d debugmask  log debugging detail (any non-zero mask)\n"
+		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
@@ -244,6 +245,7 @@ static void shutdown_pvmd(struct pvmd *d)
 	}
 	conn_before_sleep(d);
 	notify_free_all(d);
+	mbox_free_all(d);
 	free(d->halt_pids);
 	close(d->listen_fd);
 	remove_files(d);
@@ -252,14 +254,17 @@ static void shutdown_pvmd(struct pvmd *d)
 
 /* Takes the lock, opens the log and the socket, and tells the starting
  * process that the daemon is ready. */
-static void start_daemon(struct pvmd *d, int foreground, const char *hostfile)
+static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
+			 const char *name)
 {
 	take_lock(d);
 	if (log_open(d->logpath) < 0)
 		startup_fail("cannot open %s: %s", d->logpath, strerror(errno));
 	log_ready = 1;
 	remove_stale(d);
-	if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
+	if (name)
+		snprintf(d->hostname, sizeof d->hostname, "%s", name);
+	else if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
 		strcpy(d->hostname, "localhost");
 	/* One descriptor per task and per output pipe: allow as many as
 	 * the hard limit does. */
@@ -305,9 +310,19 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile)
 int main(int argc, char **argv)
 {
 	int foreground = 0, debug = 0, opt;
+	const char *name = NULL;
 
-	while ((opt = getopt(argc, argv, "fd:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fd:n:h")) != -1) {
 		switch (opt) {
+		case 'n':
+			/* man 1 pvmd3: a host name to use instead of
+			 * gethostname()'s */
+			if (!*optarg || strlen(optarg) >= sizeof ((struct pvmd *)0)->hostname) {
+				fprintf(stderr, "pvmd: bad host name '%s'\n", optarg);
+				return 2;
+			}
+			name = optarg;
+			break;
 		case 'f':
 			foreground = 1;
 			break;
@@ -365,7 +380,7 @@ int main(int argc, char **argv)
 	if (!foreground)
 		detach();
 
-	start_daemon(d, foreground, hostfile);
+	start_daemon(d, foreground, hostfile, name);
 
 	if (ev_run(d->loop) < 0)
 		plog(PL_ERR, "epoll_wait: %s", strerror(errno));

@@ -167,3 +167,10 @@ teardown() {
 	kill -0 "$(cat "$VMDIR/pvmd.pid")"
 	prog_ok pt_task info
 }
+
+@test "pvm -nNAME starts a pvmd that goes by NAME: conf shows it, spawn -NAME places there" {
+	run t bash -c "printf 'conf\nspawn -pvmtest-alias.invalid pt_task child wait\nhalt\n' | '$CONSOLE' -npvmtest-alias.invalid 2>&1"
+	show
+	printf '%s\n' "$output" | grep -Eq '^ +pvmtest-alias\.invalid +40000 +LINUX64 '
+	printf '%s\n' "$output" | grep -Eq '^1 successful$'
+}
