@@ -42,10 +42,14 @@ teardown() {
 	# a task finds no pvmd behind the stale socket
 	prog_ok pt_task nopvmd
 	start_pvmd
+	# start_pvmd returns at once here (the stale socket and pid file are
+	# still there): wait for the new pvmd to have replaced them
+	wait_until 10 eval '[ "$(cat "$VMDIR/pvmd.pid" 2>/dev/null)" != "$old" ]'
 	local new
 	new=$(cat "$VMDIR/pvmd.pid")
 	[ "$new" != "$old" ]
 	kill -0 "$new"
+	wait_until 10 test -S "$VMDIR/pvmd.sock"
 	prog_ok pt_task info
 }
 
