@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "pvm3.h"
 
@@ -137,9 +138,10 @@ int cmd_reset(int argc, char **argv)
 {
 	if (argc > 1) {
 		if (strcmp(argv[1], "info") == 0) {
-			term_printf("reset info: not available yet (the "
-				    "message mailbox comes with a later "
-				    "release)\n");
+			/* reset info [class [index]]: orphaned entries only */
+			mbox_reset_orphans(argc > 2 ? argv[2] : NULL,
+					   argc > 3 ? atoi(argv[3]) : -1);
+			return 0;
 		} else {
 			term_printf("\"%s\" arg to reset not valid\n", argv[1]);
 		}
@@ -180,6 +182,18 @@ int cmd_reset(int argc, char **argv)
 			victims[n++] = tasks[i].ti_tid;
 	for (int i = 0; i < n; i++)
 		CONS_QUIET(pvm_kill(victims[i])); /* gone meanwhile: fine */
+	/* then the leftover mailbox entries: the killed tasks' own vanish as
+	 * they exit, their persistent ones are orphaned; wait (a little)
+	 * until they are gone */
+	for (int tries = 0; tries < 40; tries++) {
+		int alive = 0;
+		for (int i = 0; i < n && !alive; i++)
+			alive = CONS_QUIET(pvm_pstat(victims[i])) == PvmOk;
+		if (!alive)
+			break;
+		usleep(50000);
+	}
+	mbox_reset_orphans(NULL, -1);
 	free(victims);
 	free(keep);
 	return 0;

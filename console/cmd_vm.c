@@ -1,7 +1,7 @@
 /*
  * cmd_vm.c - console commands about the virtual machine as a whole:
  * conf, mstat, add, delete, id, version, echo, halt, quit, and the
- * commands whose feature a later issue brings (names, put, trace).
+ * commands whose feature a later issue brings (trace).
  *
  * Column layouts follow the reference console's, so scripts that read its
  * output read ours.
@@ -159,14 +159,11 @@ int cmd_quit(int argc, char **argv)
 	return 0;
 }
 
-/* names, put, trace (and spawn -@): their feature is not there yet. */
+/* trace (and spawn -@): tracing is not there yet. */
 int cmd_later(int argc, char **argv)
 {
 	(void)argc;
-	const char *what = strcmp(argv[0], "trace") == 0
-			       ? "tracing comes with a later release"
-			       : "the message mailbox comes with a later "
-				 "release";
-	term_printf("%s: not available yet (%s)\n", argv[0], what);
+	term_printf("%s: not available yet (tracing comes with a later "
+		    "release)\n", argv[0]);
 	return -1;
 }

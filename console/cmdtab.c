@@ -48,7 +48,7 @@ static const struct cmd commands[] = {
      "Options:  -c   kill children of tid\n"},
     {"mstat", 1, -1, cmd_mstat, "Show status of hosts",
      "Syntax:  mstat name ...\n"},
-    {"names", 0, -1, cmd_later, "List message mailbox names",
+    {"names", 0, 1, cmd_names, "List message mailbox names",
      "Syntax:  names [ pattern ]\n"},
     {"ps", 0, 1, cmd_ps, "List tasks",
      "Syntax:  ps [ -axh ]\n"
@@ -75,7 +75,7 @@ static const struct cmd commands[] = {
      "  T   tasker task\n"},
     {"pstat", 1, -1, cmd_pstat, "Show status of tasks",
      "Syntax:  pstat tid ...\n"},
-    {"put", 0, -1, cmd_later, "Add entry to message mailbox",
+    {"put", 3, 3, cmd_put, "Add entry to message mailbox",
      "Syntax:  put name flags\n"},
     {"quit", 0, 0, cmd_quit, "Exit console", "Syntax:  quit\n"},
     {"reset", 0, 3, cmd_reset, "Kill all tasks, delete leftover mboxes",

@@ -77,6 +77,10 @@ int cmd_echo(int argc, char **argv);
 int cmd_halt(int argc, char **argv);
 int cmd_quit(int argc, char **argv);
 int cmd_later(int argc, char **argv);
+int cmd_names(int argc, char **argv);
+int cmd_put(int argc, char **argv);
+/* Deletes orphaned persistent mailbox entries (cmd_mbox.c). */
+int mbox_reset_orphans(const char *name, int index);
 int cmd_ps(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_sig(int argc, char **argv);

@@ -6,4 +6,5 @@ lpvm_api_sources += \
 	libpvm/api/task.c libpvm/api/info.c libpvm/api/options.c \
 	libpvm/api/context.c libpvm/api/taskctl.c \
 	libpvm/api/spawn.c libpvm/api/export.c libpvm/api/start.c \
-	libpvm/api/catchout.c libpvm/api/compat.c libpvm/api/later.c
+	libpvm/api/catchout.c libpvm/api/compat.c libpvm/api/later.c \
+	libpvm/api/mbox.c libpvm/api/mhf.c

@@ -94,6 +94,10 @@ enum wire_tm {
 	WIRE_TM_SIBLINGS = 13, /* tids started by the same spawn call */
 	WIRE_TM_SETOPT = 14,   /* tell the pvmd a task option it acts on */
 	WIRE_TM_NORESETS = 15, /* tasks that set PvmNoReset */
+	WIRE_TM_MBOX_PUT = 16,  /* pvm_putinfo: store a message in the mailbox */
+	WIRE_TM_MBOX_GET = 17,  /* pvm_recvinfo: read (maybe wait for) one */
+	WIRE_TM_MBOX_DEL = 18,  /* pvm_delinfo */
+	WIRE_TM_MBOX_LIST = 19, /* pvm_getmboxinfo */
 	WIRE_TM_MAX
 };
 

@@ -409,6 +409,10 @@ static const struct {
 	[WIRE_TM_SIBLINGS] = { "TM_SIBLINGS", tm_siblings },
 	[WIRE_TM_SETOPT] = { "TM_SETOPT", tm_setopt },
 	[WIRE_TM_NORESETS] = { "TM_NORESETS", tm_noresets },
+	[WIRE_TM_MBOX_PUT] = { "TM_MBOX_PUT", ctl_mbox_put },
+	[WIRE_TM_MBOX_GET] = { "TM_MBOX_GET", ctl_mbox_get },
+	[WIRE_TM_MBOX_DEL] = { "TM_MBOX_DEL", ctl_mbox_del },
+	[WIRE_TM_MBOX_LIST] = { "TM_MBOX_LIST", ctl_mbox_list },
 };
 
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

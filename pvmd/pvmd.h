@@ -22,6 +22,7 @@ struct task;
 struct fbuf;
 struct wire_hdr;
 struct wire_wr;
+struct wire_rd;
 
 /* Host number of this pvmd (a one-host machine is host 1). */
 #define PVMD_HOSTNO 1
@@ -223,6 +224,22 @@ void notify_task_exit(struct pvmd *d, int tid);
 /* The virtual machine is halting: delivers PvmHostDelete notifies. */
 void notify_host_delete(struct pvmd *d);
 void notify_free_all(struct pvmd *d);
+
+/* ---- mbox.c ---- */
+
+/* Control requests TM_MBOX_* (docs/protocol.md). */
+int ctl_mbox_put(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r);
+int ctl_mbox_get(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r);
+int ctl_mbox_del(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r);
+int ctl_mbox_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
+/* Task `tid` is gone: its non-persistent entries vanish, its persistent
+ * ones get owner 0, its held reads are dropped. */
+void mbox_task_exit(struct pvmd *d, int tid);
+void mbox_free_all(struct pvmd *d);
 
 /* ---- context.c ---- */
 

@@ -85,6 +85,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 		unlink(path);
 	notify_task_exit(d, tid);
 	context_task_exit(d, tid);
+	mbox_task_exit(d, tid);
 	sibs_put(t->sibs);
 	free(t->aout);
 	free(t);

@@ -2,7 +2,8 @@
 # -no-install makes them real executables (with an rpath to the build-tree
 # libpvm3), so that a pvmd can spawn them directly.
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
-	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver
+	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
+	test/progs/pt_mbox
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -22,6 +23,10 @@ test_progs_pt_order_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_out_SOURCES = test/progs/pt_out.c test/progs/tcommon.h
 test_progs_pt_out_LDADD = libpvm/libpvm3.la
 test_progs_pt_out_LDFLAGS = $(test_progs_ldflags)
+# pt_mbox: mailbox and message handlers (mbox.bats, mhf.bats).
+test_progs_pt_mbox_SOURCES = test/progs/pt_mbox.c test/progs/tcommon.h
+test_progs_pt_mbox_LDADD = libpvm/libpvm3.la
+test_progs_pt_mbox_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)

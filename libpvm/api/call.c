@@ -75,6 +75,8 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_CONTEXT] = "TM_CONTEXT", [WIRE_TM_HALT] = "TM_HALT",
 	[WIRE_TM_SIBLINGS] = "TM_SIBLINGS", [WIRE_TM_SETOPT] = "TM_SETOPT",
 	[WIRE_TM_NORESETS] = "TM_NORESETS",
+	[WIRE_TM_MBOX_PUT] = "TM_MBOX_PUT", [WIRE_TM_MBOX_GET] = "TM_MBOX_GET",
+	[WIRE_TM_MBOX_DEL] = "TM_MBOX_DEL", [WIRE_TM_MBOX_LIST] = "TM_MBOX_LIST",
 };
 
 /* With PvmDebugMask set, each control call is logged on stderr. */

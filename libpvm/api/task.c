@@ -3,6 +3,7 @@
  * pvm_tidtohost, pvm_getfds, pvm_halt, pvm_version.
  */
 #include "api.h"
+#include "msg/msg.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ int pvm_exit(void)
 	}
 	lp_disconnect();
 	lp_output_reset();
+	lp_mhf_reset(); /* the reference forgets its handlers too */
 	lp_api_sync();
 	return r < 0 ? lp_err("pvm_exit", PvmSysErr) : 0;
 }

@@ -26,6 +26,18 @@ static inline uint32_t lp_seq_next(uint32_t s)
 	return s + 1 ? s + 1 : 1;
 }
 
+/* Message handlers (pvm_addmhf, api/mhf.c).  A message a handler matches
+ * is never received normally: lp_mhf_match tells.  lp_mhf_run gives the
+ * first such message queued before `stop` (NULL: anywhere) to its handler
+ * and returns 1, or returns 0 when there is none (or inside a handler),
+ * so that handlers see messages in arrival order relative to what the
+ * program receives.  lp_mhf_run_all runs them all (after a send). */
+int lp_mhf_match(const struct lp_buf *b);
+int lp_mhf_run(const struct lp_buf *stop);
+void lp_mhf_run_all(void);
+/* pvm_exit: forgets every handler. */
+void lp_mhf_reset(void);
+
 /* Frees every queued and held message (after pvm_exit). */
 void lp_msg_reset(void);
 

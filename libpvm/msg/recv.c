@@ -29,7 +29,8 @@ static struct lp_buf *find(int tid, int tag, int *err)
 	if (!userf) {
 		for (b = lp_rxq_head(); b; b = b->qnext)
 			if ((tid == -1 || b->src == tid) &&
-			    (tag == -1 || b->tag == tag) && b->ctx == lp.ctx)
+			    (tag == -1 || b->tag == tag) && b->ctx == lp.ctx &&
+			    !lp_mhf_match(b))
 				return b;
 		return NULL;
 	}
@@ -37,6 +38,8 @@ static struct lp_buf *find(int tid, int tag, int *err)
 	int bestv = 0;
 	for (b = lp_rxq_head(); b; b = next) {
 		next = b->qnext;
+		if (lp_mhf_match(b))
+			continue; /* a handler's, never received */
 		/* the function may look at the message (pvm_getminfo...) */
 		b->inqueue = 0;
 		int v = userf(b->id, tid, tag);
@@ -69,6 +72,9 @@ static int wait_match(int tid, int tag, const struct timespec *deadline,
 		struct lp_buf *b = find(tid, tag, &err);
 		if (err)
 			return err;
+		/* handlers first take the messages that came before it */
+		if (lp_mhf_run(b))
+			continue;
 		if (b) {
 			*out = b;
 			return 1;

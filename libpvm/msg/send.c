@@ -108,7 +108,10 @@ int pvm_send(int tid, int msgtag)
 	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
 		return lp_err("pvm_send", r);
 	r = send_body(tid, msgtag, b->enc, seg, nseg, total);
-	return r < 0 ? lp_err("pvm_send", r) : 0;
+	if (r < 0)
+		return lp_err("pvm_send", r);
+	lp_mhf_run_all(); /* what arrived meanwhile goes to its handlers */
+	return 0;
 }
 
 int pvm_mcast(int *tids, int ntask, int msgtag)
@@ -135,6 +138,7 @@ int pvm_mcast(int *tids, int ntask, int msgtag)
 		if (r < 0)
 			return lp_err("pvm_mcast", r);
 	}
+	lp_mhf_run_all();
 	return 0;
 }
 
@@ -179,5 +183,8 @@ int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
 	/* the array's bytes as they are, like a Raw message (no copy) */
 	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
 	r = send_body(tid, msgtag, PvmDataRaw, &seg, 1, seg.len);
-	return r < 0 ? lp_err("pvm_psend", r) : 0;
+	if (r < 0)
+		return lp_err("pvm_psend", r);
+	lp_mhf_run_all();
+	return 0;
 }
