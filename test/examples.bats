@@ -13,11 +13,7 @@ setup() {
 	for p in $EXAMPLES; do
 		[ -x "/usr/bin/$p" ] || skip "pvm-examples is not installed (/usr/bin/$p)"
 	done
-	if [ -n "$OURLIB" ]; then
-		start_pvmd LD_LIBRARY_PATH="$OURLIB"
-	else
-		start_pvmd
-	fi
+	start_pvmd_for_examples
 	HOSTNAME_=$(hostname)
 }
 

@@ -121,6 +121,16 @@ start_pvmd() {
 	return 0
 }
 
+# start_pvmd_for_examples: starts the pvmd with our library on
+# LD_LIBRARY_PATH, so that the unchanged Debian binaries it spawns load ours.
+start_pvmd_for_examples() {
+	if [ -n "$OURLIB" ]; then
+		start_pvmd LD_LIBRARY_PATH="$OURLIB"
+	else
+		start_pvmd
+	fi
+}
+
 # stop_vm: halts the VM, kills what is left of it, removes its files.
 stop_vm() {
 	[ -n "${TESTTMP:-}" ] || return 0

@@ -9,11 +9,7 @@ load helpers
 
 setup() {
 	pvm_test_env
-	if [ -n "$OURLIB" ]; then
-		start_pvmd LD_LIBRARY_PATH="$OURLIB"
-	else
-		start_pvmd
-	fi
+	start_pvmd_for_examples
 }
 
 teardown() {
