@@ -91,8 +91,71 @@ void lp_buf_free(struct lp_buf *b)
 		free(b->own[i]);
 	free(b->own);
 	free(b->seg);
-	free(b->data);
+	lp_mem_put(b->data, b->cap);
 	free(b);
+}
+
+/* ---- reuse of large bodies ----
+ *
+ * Writing a large message into freshly allocated memory costs a page fault
+ * per page (zeroing included), more than the copy itself.  So the bodies of
+ * freed buffers of at least MEM_MIN bytes are kept, a few of them and at
+ * most MEM_KEEP bytes in all, and handed to the next buffer that needs that
+ * much: a program that receives (or packs) large messages one after the
+ * other then reuses memory that is already mapped.
+ */
+#define MEM_MIN (128u << 10)
+#define MEM_SLOTS 4
+#define MEM_KEEP (64u << 20)
+
+static struct {
+	void *p;
+	size_t cap;
+} kept[MEM_SLOTS];
+static int nkept;
+static size_t kept_bytes;
+
+void *lp_mem_get(size_t need, size_t *cap)
+{
+	int best = -1;
+	if (need >= MEM_MIN) {
+		/* the smallest block that fits, unless it is far too big (it
+		 * would be missing for the next large message meanwhile) */
+		for (int i = 0; i < nkept; i++)
+			if (kept[i].cap >= need && kept[i].cap / 4 <= need &&
+			    (best < 0 || kept[i].cap < kept[best].cap))
+				best = i;
+	}
+	if (best < 0) {
+		void *p = malloc(need ? need : 1);
+		if (p)
+			*cap = need;
+		return p;
+	}
+	void *p = kept[best].p;
+	*cap = kept[best].cap;
+	kept_bytes -= kept[best].cap;
+	kept[best] = kept[--nkept];
+	return p;
+}
+
+void lp_mem_put(void *p, size_t cap)
+{
+	if (!p)
+		return;
+	if (cap < MEM_MIN || cap > MEM_KEEP) {
+		free(p);
+		return;
+	}
+	/* make room by dropping the oldest blocks (kept[0] first) */
+	while (nkept > 0 && (nkept == MEM_SLOTS || kept_bytes + cap > MEM_KEEP)) {
+		free(kept[0].p);
+		kept_bytes -= kept[0].cap;
+		memmove(&kept[0], &kept[1], (size_t)--nkept * sizeof kept[0]);
+	}
+	kept[nkept].p = p;
+	kept[nkept++].cap = cap;
+	kept_bytes += cap;
 }
 
 size_t lp_buf_bodylen(const struct lp_buf *b)
@@ -130,6 +193,16 @@ int lp_buf_reserve(struct lp_buf *b, size_t more)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
+	if (b->len == 0 && cap >= MEM_MIN) {
+		/* nothing to keep: a body kept from an earlier buffer will do */
+		void *d = lp_mem_get(need, &cap);
+		if (!d)
+			return PvmNoMem;
+		lp_mem_put(b->data, b->cap);
+		b->data = d;
+		b->cap = cap;
+		return 0;
+	}
 	uint8_t *d = realloc(b->data, cap);
 	if (!d)
 		return PvmNoMem;

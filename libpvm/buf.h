@@ -59,6 +59,13 @@ size_t lp_buf_bodylen(const struct lp_buf *b);
 /* Makes sure data has room for `more` bytes past len (geometric growth);
  * 0 or PvmNoMem. */
 int lp_buf_reserve(struct lp_buf *b, size_t more);
+/* Memory for large bodies: lp_mem_get returns a block of at least `need`
+ * bytes (its real size in *cap), preferably one kept from an earlier
+ * lp_mem_put, else from malloc; NULL when memory runs out.  lp_mem_put
+ * takes back a block of `cap` bytes from lp_mem_get or malloc (or NULL):
+ * it keeps a few large ones for reuse and frees the rest. */
+void *lp_mem_get(size_t need, size_t *cap);
+void lp_mem_put(void *p, size_t cap);
 /* Looks up a buffer id given by the program: NULL for ids that do not
  * exist or that sit in the receive queue (inqueue). */
 struct lp_buf *lp_buf_user(int bufid);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "pvm3.h"
@@ -20,10 +22,13 @@
 #define READ_BUDGET (16u << 20)
 /* Payload remainders at least this large are read straight into place. */
 #define DIRECT_READ_MIN (64u << 10)
+/* Send buffer asked for on every connection (see lp_conn_new). */
+#define SNDBUF_WANT (1 << 20)
 
 struct lp_asm {
 	struct lp_asm *next;
 	struct wire_hdr h; /* first frame's header */
+	uint32_t frag;     /* payload of the first frame: the sender's size */
 	uint64_t got;
 	struct lp_buf *buf; /* ordinary message */
 	uint8_t *ctl;       /* control message */
@@ -63,6 +68,11 @@ struct lp_conn *lp_conn_new(int fd, const char *what, lp_conn_msg_fn on_msg,
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	/* A larger send buffer lets a large message go into the socket at
+	 * once instead of into our output queue (a copy); the kernel caps it
+	 * at net.core.wmem_max, so this is only a wish. */
+	int sndbuf = SNDBUF_WANT;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
 	c->fd = fd;
 	c->what = what;
 	c->on_msg = on_msg;
@@ -147,6 +157,7 @@ static int frame_begin(struct lp_conn *c)
 		if (!a)
 			return -1;
 		a->h = *h;
+		a->frag = h->len;
 		if (h->flags & WIRE_F_CTRL) {
 			/* total == len <= WIRE_MAX_CTRL (wire_hdr_decode) */
 			a->ctl = malloc(h->total ? h->total : 1);
@@ -262,13 +273,108 @@ static int parse(struct lp_conn *c)
 	return 0;
 }
 
+/*
+ * Scatter read of a large message in progress: the rest of the current
+ * frame's payload, then the frames expected next (header into hdrs[],
+ * payload of the sender's fragment size straight into place), so the
+ * payload skips the copy out of rbuf.  A header that does not continue
+ * the message as expected (another source, another length) is handled
+ * normally and the bytes read after it are moved to rbuf and parsed, so
+ * the guess never changes what is received.  The bytes after the first
+ * payload are capped at RBUF_SIZE for that.  Returns the bytes read (> 0),
+ * 0 at end of file, -1 with errno set, or -2 on a protocol error.
+ */
+#define SCATTER_MIN (64u << 10) /* message bytes left to read this way */
+#define SCATTER_IOV 256
+
+static int can_scatter(const struct lp_conn *c)
+{
+	const struct lp_asm *a = c->cur_asm;
+	return c->rpos == c->rlen && a && a->buf && a->frag > 0 &&
+	       a->h.total - a->got >= SCATTER_MIN;
+}
+
+static ssize_t scatter_read(struct lp_conn *c)
+{
+	struct lp_asm *a = c->cur_asm;
+	struct iovec iov[SCATTER_IOV];
+	uint8_t hdrs[SCATTER_IOV / 2][WIRE_HDR_SIZE];
+	uint32_t flen[SCATTER_IOV / 2];
+	uint64_t pos = a->got + (c->cur.len - c->pgot);
+	size_t after = 0;
+	int n = 0, nh = 0;
+
+	iov[n].iov_base = asm_dest(a);
+	iov[n++].iov_len = c->cur.len - c->pgot;
+	while (pos < a->h.total && n + 2 <= SCATTER_IOV &&
+	       after + WIRE_HDR_SIZE + a->frag <= RBUF_SIZE) {
+		uint64_t left = a->h.total - pos;
+		flen[nh] = left < a->frag ? (uint32_t)left : a->frag;
+		iov[n].iov_base = hdrs[nh];
+		iov[n++].iov_len = WIRE_HDR_SIZE;
+		iov[n].iov_base = a->buf->data + pos;
+		iov[n++].iov_len = flen[nh];
+		pos += flen[nh];
+		after += WIRE_HDR_SIZE + flen[nh++];
+	}
+	ssize_t r = readv(c->fd, iov, n);
+	if (r <= 0)
+		return r < 0 ? -1 : 0;
+
+	size_t left = (size_t)r, t = iov[0].iov_len < left ? iov[0].iov_len : left;
+	add_got(c, t);
+	left -= t;
+	if (c->pgot == c->cur.len && frame_end(c) < 0)
+		return -2;
+	for (int k = 0; k < nh && left > 0; k++) {
+		size_t hb = left < WIRE_HDR_SIZE ? left : WIRE_HDR_SIZE;
+		memcpy(c->hbuf, hdrs[k], hb);
+		c->hgot = hb;
+		left -= hb;
+		if (hb < WIRE_HDR_SIZE)
+			break; /* the rest of the header comes with the next read */
+		if (wire_hdr_decode(c->hbuf, &c->cur, WIRE_MAX_FRAG) < 0 ||
+		    frame_begin(c) < 0)
+			return -2;
+		if (c->cur_asm != a || c->cur.len != flen[k]) {
+			/* not the frame expected: parse what follows it */
+			if (c->cur_asm && c->cur.len == 0 && frame_end(c) < 0)
+				return -2;
+			int i = 2 + 2 * k;
+			c->rpos = c->rlen = 0;
+			while (left > 0) {
+				size_t m = iov[i].iov_len < left ? iov[i].iov_len : left;
+				memcpy(c->rbuf + c->rlen, iov[i].iov_base, m);
+				c->rlen += m;
+				left -= m;
+				i++;
+			}
+			return parse(c) < 0 ? -2 : r;
+		}
+		t = flen[k] < left ? flen[k] : left;
+		add_got(c, t);
+		left -= t;
+		if (c->pgot == c->cur.len && frame_end(c) < 0)
+			return -2;
+	}
+	return r;
+}
+
 int lp_conn_input(struct lp_conn *c)
 {
 	size_t budget = READ_BUDGET;
 
 	while (!c->dead && budget > 0) {
 		ssize_t n;
-		if (c->rpos == c->rlen && c->cur_asm &&
+		if (can_scatter(c)) {
+			n = scatter_read(c);
+			if (n == -2)
+				goto bad;
+			if (n > 0) {
+				budget -= (size_t)n < budget ? (size_t)n : budget;
+				continue;
+			}
+		} else if (c->rpos == c->rlen && c->cur_asm &&
 		    c->cur.len - c->pgot >= DIRECT_READ_MIN) {
 			/* big remainder of a frame: read it in place */
 			n = read(c->fd, asm_dest(c->cur_asm), c->cur.len - c->pgot);

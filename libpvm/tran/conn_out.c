@@ -2,6 +2,14 @@
  * conn_out.c - writing messages as frames: zero-copy writev of the
  * caller's memory while the socket takes it, a copy of the rest into the
  * connection's output queue when it does not (see conn.h).
+ *
+ * The queue is a list of fixed-size chunks, filled one after the other
+ * (small messages share a chunk) and recycled through a small pool, so a
+ * large message that does not fit in the socket is copied into memory
+ * that is already mapped.  A large rest is copied a step at a time, with
+ * a nonblocking attempt to write the queue after each step: while the
+ * receiver drains the socket on another CPU, much of the message still
+ * goes out straight from the caller's memory, uncopied.
  */
 #define _GNU_SOURCE
 #include "conn.h"
@@ -17,11 +25,43 @@
 #define MAX_IOV 512
 #define MAX_HDRS (MAX_IOV / 2)
 
+#define CHUNK_SIZE (256u << 10) /* bytes of one output queue chunk */
+#define POOL_MAX 128            /* free chunks kept for reuse (32 MiB) */
+#define COPY_STEP CHUNK_SIZE    /* bytes queued between write attempts */
+
 struct lp_ochunk {
 	struct lp_ochunk *next;
-	size_t len, off;
-	uint8_t data[];
+	size_t len, off; /* data[off..len) is still to be written */
+	uint8_t data[CHUNK_SIZE];
 };
+
+static struct lp_ochunk *pool;
+static int npool;
+
+static struct lp_ochunk *chunk_new(void)
+{
+	struct lp_ochunk *ch = pool;
+	if (ch) {
+		pool = ch->next;
+		npool--;
+	} else if (!(ch = malloc(sizeof *ch))) {
+		return NULL;
+	}
+	ch->next = NULL;
+	ch->len = ch->off = 0;
+	return ch;
+}
+
+static void chunk_free(struct lp_ochunk *ch)
+{
+	if (npool < POOL_MAX) {
+		ch->next = pool;
+		pool = ch;
+		npool++;
+	} else {
+		free(ch);
+	}
+}
 
 /* Position in the byte stream of a message's frames. */
 struct ostream {
@@ -70,15 +110,18 @@ static void encode_hdr(const struct ostream *s, uint64_t k, uint8_t *out)
 }
 
 /* Describes the stream from the current position in iov (without
- * consuming it).  Returns the number of entries. */
-static int os_fill(struct ostream *s, struct iovec *iov, int maxiov)
+ * consuming it), about `maxbytes` of it (at least that much when the
+ * stream has it, unless maxiov entries end it first).  Returns the number
+ * of entries. */
+static int os_fill(struct ostream *s, struct iovec *iov, int maxiov,
+		   size_t maxbytes)
 {
 	uint64_t k = s->k;
-	size_t off = s->off, so = s->so;
+	size_t off = s->off, so = s->so, bytes = 0;
 	int si = s->si, n = 0, nh = 0;
 	const struct lp_seg *seg = s->m->seg;
 
-	while (k < s->nframes && n < maxiov) {
+	while (k < s->nframes && n < maxiov && bytes < maxbytes) {
 		size_t flen = frame_payload(s, k), pay;
 		if (off < WIRE_HDR_SIZE) {
 			if (nh == MAX_HDRS)
@@ -86,6 +129,7 @@ static int os_fill(struct ostream *s, struct iovec *iov, int maxiov)
 			encode_hdr(s, k, s->hdrs[nh]);
 			iov[n].iov_base = s->hdrs[nh] + off;
 			iov[n++].iov_len = WIRE_HDR_SIZE - off;
+			bytes += WIRE_HDR_SIZE - off;
 			nh++;
 			pay = flen;
 		} else {
@@ -101,6 +145,7 @@ static int os_fill(struct ostream *s, struct iovec *iov, int maxiov)
 			size_t t = avail < pay ? avail : pay;
 			iov[n].iov_base = (uint8_t *)seg[si].p + so;
 			iov[n++].iov_len = t;
+			bytes += t;
 			so += t;
 			pay -= t;
 		}
@@ -144,44 +189,38 @@ static void os_advance(struct ostream *s, size_t n)
 	}
 }
 
-static void queue_chunk(struct lp_conn *c, struct lp_ochunk *ch)
+/* Copies up to `limit` bytes of the stream (all of it if it has less)
+ * to the end of the output queue.  Returns 0 or PvmNoMem. */
+static int queue_some(struct lp_conn *c, struct ostream *s, size_t limit)
 {
-	ch->next = NULL;
-	if (c->oq_tail)
-		c->oq_tail->next = ch;
-	else
-		c->oq_head = ch;
-	c->oq_tail = ch;
-	c->oq_bytes += ch->len;
-}
-
-/* Copies the rest of the stream into the output queue. */
-static int queue_rest(struct lp_conn *c, struct ostream *s)
-{
-	uint64_t rest = os_remaining(s);
-	if (rest == 0)
-		return 0;
-	if (rest > SIZE_MAX - sizeof(struct lp_ochunk))
-		return PvmNoMem;
-	struct lp_ochunk *ch = malloc(sizeof *ch + (size_t)rest);
-	if (!ch)
-		return PvmNoMem;
-	lp_mem_hint(ch->data, (size_t)rest);
-	ch->len = (size_t)rest;
-	ch->off = 0;
-	size_t pos = 0;
 	struct iovec iov[MAX_IOV];
-	while (pos < ch->len) {
-		int n = os_fill(s, iov, MAX_IOV);
-		size_t got = 0;
-		for (int i = 0; i < n; i++) {
-			memcpy(ch->data + pos + got, iov[i].iov_base, iov[i].iov_len);
-			got += iov[i].iov_len;
+
+	while (limit > 0 && os_remaining(s) > 0) {
+		struct lp_ochunk *t = c->oq_tail;
+		if (!t || t->len == CHUNK_SIZE) {
+			if (!(t = chunk_new()))
+				return PvmNoMem;
+			if (c->oq_tail)
+				c->oq_tail->next = t;
+			else
+				c->oq_head = t;
+			c->oq_tail = t;
+		}
+		size_t room = CHUNK_SIZE - t->len, got = 0;
+		if (room > limit)
+			room = limit;
+		int n = os_fill(s, iov, MAX_IOV, room);
+		for (int i = 0; i < n && got < room; i++) {
+			size_t k = iov[i].iov_len < room - got ? iov[i].iov_len
+							       : room - got;
+			memcpy(t->data + t->len + got, iov[i].iov_base, k);
+			got += k;
 		}
 		os_advance(s, got);
-		pos += got;
+		t->len += got;
+		c->oq_bytes += got;
+		limit -= got;
 	}
-	queue_chunk(c, ch);
 	return 0;
 }
 
@@ -202,23 +241,40 @@ int lp_conn_send(struct lp_conn *c, const struct lp_omsg *m)
 
 	if (c->dead)
 		return PvmSysErr;
-	if (c->oq_head && lp_conn_output(c) < 0)
-		return PvmSysErr;
 	os_init(&s, m);
-	if (c->oq_head) /* keep order behind what is already queued */
-		return queue_rest(c, &s);
-	while (os_remaining(&s) > 0) {
-		int n = os_fill(&s, iov, MAX_IOV);
-		ssize_t r = send_iov(c->fd, iov, n);
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return queue_rest(c, &s);
-			lp_conn_close(c);
+	const uint64_t all = os_remaining(&s);
+	for (;;) {
+		if (c->oq_head && lp_conn_output(c) < 0)
 			return PvmSysErr;
+		if (os_remaining(&s) == 0)
+			return 0;
+		int r = 0;
+		if (c->oq_head) {
+			/* the socket is full (or older output waits): copy a
+			 * step, then see whether the socket takes more */
+			r = queue_some(c, &s, COPY_STEP);
+		} else {
+			int n = os_fill(&s, iov, MAX_IOV, SIZE_MAX);
+			ssize_t w = send_iov(c->fd, iov, n);
+			if (w >= 0) {
+				os_advance(&s, (size_t)w);
+				continue;
+			}
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				lp_conn_close(c);
+				return PvmSysErr;
+			}
+			r = queue_some(c, &s, COPY_STEP);
 		}
-		os_advance(&s, (size_t)r);
+		if (r < 0) {
+			/* out of memory: with part of the message already on
+			 * its way, the stream cannot go on (the peer sees the
+			 * connection end inside a message and drops it) */
+			if (os_remaining(&s) < all)
+				lp_conn_close(c);
+			return r;
+		}
 	}
-	return 0;
 }
 
 int lp_conn_output(struct lp_conn *c)
@@ -227,9 +283,11 @@ int lp_conn_output(struct lp_conn *c)
 
 	while (!c->dead && c->oq_head) {
 		int n = 0;
+		size_t want = 0;
 		for (struct lp_ochunk *ch = c->oq_head; ch && n < 64; ch = ch->next) {
 			iov[n].iov_base = ch->data + ch->off;
 			iov[n++].iov_len = ch->len - ch->off;
+			want += ch->len - ch->off;
 		}
 		ssize_t r = send_iov(c->fd, iov, n);
 		if (r < 0) {
@@ -252,8 +310,10 @@ int lp_conn_output(struct lp_conn *c)
 			c->oq_head = ch->next;
 			if (!c->oq_head)
 				c->oq_tail = NULL;
-			free(ch);
+			chunk_free(ch);
 		}
+		if ((size_t)r < want)
+			break; /* short write: the socket is full */
 	}
 	return c->dead ? -1 : 0;
 }
@@ -263,7 +323,7 @@ void lp_conn_free_output(struct lp_conn *c)
 	while (c->oq_head) {
 		struct lp_ochunk *ch = c->oq_head;
 		c->oq_head = ch->next;
-		free(ch);
+		chunk_free(ch);
 	}
 	c->oq_tail = NULL;
 	c->oq_bytes = 0;
