@@ -8,13 +8,7 @@
 load helpers
 
 setup() {
-	pvm_test_env
-	local p
-	for p in $EXAMPLES; do
-		[ -x "/usr/bin/$p" ] || skip "pvm-examples is not installed (/usr/bin/$p)"
-	done
-	start_pvmd_for_examples
-	HOSTNAME_=$(hostname)
+	examples_setup
 }
 
 teardown() {

@@ -131,6 +131,18 @@ start_pvmd_for_examples() {
 	fi
 }
 
+# examples_setup: set-up of suites that run the Debian example binaries:
+# skips when pvm-examples is missing, starts the pvmd for them.
+examples_setup() {
+	pvm_test_env
+	local p
+	for p in $EXAMPLES; do
+		[ -x "/usr/bin/$p" ] || skip "pvm-examples is not installed (/usr/bin/$p)"
+	done
+	start_pvmd_for_examples
+	HOSTNAME_=$(hostname)
+}
+
 # stop_vm: halts the VM, kills what is left of it, removes its files.
 stop_vm() {
 	[ -n "${TESTTMP:-}" ] || return 0
