@@ -39,6 +39,10 @@ int lp_api_enroll(const char *fn);
 int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
 		uint8_t **mem);
 
+/* A control call whose reply is only its status: sends `code` with `req`,
+ * frees `req` and the reply, and returns the status (0 or an error). */
+int lp_api_status(int code, struct wire_wr *req);
+
 /* Whether `tid` has the shape of a task tid (no daemon or multicast
  * bit, nonzero host and task parts). */
 int lp_api_task_tid(int tid);

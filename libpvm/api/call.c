@@ -104,3 +104,13 @@ int lp_api_task_tid(int tid)
 	       (tid & WIRE_TID_HOST_MASK) != 0 &&
 	       (tid & WIRE_TID_TASK_MASK) != 0;
 }
+
+int lp_api_status(int code, struct wire_wr *req)
+{
+	struct wire_rd rd;
+	uint8_t *mem;
+	int st = lp_api_call(code, req, &rd, &mem);
+	wire_wr_free(req);
+	free(mem);
+	return st;
+}

@@ -14,11 +14,7 @@ static int context_op(int op, int ctx)
 	wire_wr_init(&w);
 	wire_wr_i32(&w, op);
 	wire_wr_i32(&w, ctx);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_CONTEXT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_CONTEXT, &w);
 	return st;
 }
 

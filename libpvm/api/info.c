@@ -143,11 +143,7 @@ int pvm_mstat(char *host)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_str(&w, host);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_MSTAT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_MSTAT, &w);
 	/* PvmNoHost and PvmHostFail are answers, not failures to report */
 	if (st == PvmNoHost || st == PvmHostFail)
 		return st;
@@ -164,11 +160,7 @@ int pvm_pstat(int tid)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, tid);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_PSTAT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_PSTAT, &w);
 	/* No such task (also when its host does not exist): an answer,
 	 * not a failure to report, as in the reference. */
 	if (st == PvmNoTask || st == PvmNoHost)

@@ -48,11 +48,7 @@ static int put(const char *fn, const char *name, int bufid, int index,
 	wire_wr_i32(&w, b->enc);
 	wire_wr_bytes(&w, body, len);
 	free(body);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_MBOX_PUT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_MBOX_PUT, &w);
 	return lp_err(fn, st);
 }
 
@@ -146,11 +142,7 @@ int pvm_delinfo(char *name, int index, int flags)
 	wire_wr_str(&w, name);
 	wire_wr_i32(&w, index);
 	wire_wr_i32(&w, flags);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_MBOX_DEL, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_MBOX_DEL, &w);
 	return lp_err(fn, st);
 }
 

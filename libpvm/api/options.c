@@ -88,11 +88,7 @@ static int check_dest(int tid)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, tid);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_PSTAT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_PSTAT, &w);
 	/* no such task (or host): not a destination */
 	if (st < 0 && st != PvmSysErr)
 		return PvmBadParam;
@@ -107,11 +103,7 @@ static int tell_pvmd(int what, int val)
 	wire_wr_init(&w);
 	wire_wr_i32(&w, what);
 	wire_wr_i32(&w, val);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_SETOPT, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_SETOPT, &w);
 	return st < 0 ? st : 0;
 }
 

@@ -14,11 +14,7 @@ static int signal_call(int code, int tid, int sig)
 	wire_wr_i32(&w, tid);
 	if (code == WIRE_TM_SIGNAL)
 		wire_wr_i32(&w, sig);
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(code, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(code, &w);
 	/* Signals are asynchronous: a task that has already gone is not an
 	 * error, as in the reference. */
 	if (st == PvmNoTask)
@@ -98,11 +94,7 @@ int pvm_notify(int what, int msgtag, int cnt, int *tids)
 		for (int i = 0; i < cnt; i++)
 			wire_wr_i32(&w, tids[i]);
 	}
-	struct wire_rd rd;
-	uint8_t *mem;
-	int st = lp_api_call(WIRE_TM_NOTIFY, &w, &rd, &mem);
-	wire_wr_free(&w);
-	free(mem);
+	int st = lp_api_status(WIRE_TM_NOTIFY, &w);
 	return lp_err("pvm_notify", st < 0 ? st : 0);
 }
 
