@@ -16,6 +16,17 @@
 /* Largest body that fits a control frame with its other fields. */
 #define MBOX_MAX_BODY (WIRE_MAX_CTRL - 4096)
 
+/* Every mailbox request starts with the entry it is about: class name,
+ * index and flags. */
+static void wr_entry_key(struct wire_wr *w, const char *name, int index,
+			 int flags)
+{
+	wire_wr_init(w);
+	wire_wr_str(w, name);
+	wire_wr_i32(w, index);
+	wire_wr_i32(w, flags);
+}
+
 static int bad_name(const char *name)
 {
 	return !name || !*name || strlen(name) > 4096;
@@ -41,10 +52,7 @@ static int put(const char *fn, const char *name, int bufid, int index,
 	lp_buf_copybody(b, body);
 
 	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_str(&w, name);
-	wire_wr_i32(&w, index);
-	wire_wr_i32(&w, flags);
+	wr_entry_key(&w, name, index, flags);
 	wire_wr_i32(&w, b->enc);
 	wire_wr_bytes(&w, body, len);
 	free(body);
@@ -74,10 +82,7 @@ static int get(const char *fn, const char *name, int index, int flags,
 	if (bad_name(name) || index < 0)
 		return lp_err(fn, PvmBadParam);
 	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_str(&w, name);
-	wire_wr_i32(&w, index);
-	wire_wr_i32(&w, flags);
+	wr_entry_key(&w, name, index, flags);
 	struct wire_rd rd;
 	uint8_t *mem;
 	int st = lp_api_call(WIRE_TM_MBOX_GET, &w, &rd, &mem);
@@ -138,10 +143,7 @@ int pvm_delinfo(char *name, int index, int flags)
 	if (bad_name(name) || index < 0)
 		return lp_err(fn, PvmBadParam);
 	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_str(&w, name);
-	wire_wr_i32(&w, index);
-	wire_wr_i32(&w, flags);
+	wr_entry_key(&w, name, index, flags);
 	int st = lp_api_status(WIRE_TM_MBOX_DEL, &w);
 	return lp_err(fn, st);
 }
