@@ -98,8 +98,24 @@ enum wire_tm {
 	WIRE_TM_MBOX_GET = 17,  /* pvm_recvinfo: read (maybe wait for) one */
 	WIRE_TM_MBOX_DEL = 18,  /* pvm_delinfo */
 	WIRE_TM_MBOX_LIST = 19, /* pvm_getmboxinfo */
+	WIRE_TM_GS_JOIN = 20,   /* pvm_joingroup */
+	WIRE_TM_GS_LEAVE = 21,  /* pvm_lvgroup */
+	WIRE_TM_GS_INFO = 22,   /* one group's members (gsize, gettid...) */
+	WIRE_TM_GS_BARRIER = 23, /* pvm_barrier: held until released */
+	WIRE_TM_GS_FREEZE = 24, /* pvm_freezegroup: held until all called */
+	WIRE_TM_GS_LIST = 25,   /* every group (pvmgroups, console gstat) */
 	WIRE_TM_MAX
 };
+
+/* Contexts reserved for the system (as in the reference); TM_CONTEXT
+ * never hands them out. */
+#define WIRE_CTX_SYSTEM_FIRST 0x7fff8
+#define WIRE_CTX_SYSTEM_LAST 0x7ffff
+
+/* Context of the messages group operations exchange between tasks
+ * (reduce, scatter, gather): the reference's SYSCTX_DG.  Never handed out
+ * by TM_CONTEXT, so no user receive can take them. */
+#define WIRE_CTX_GROUP 0x7fffc
 
 /* TM_CONTEXT operations. */
 #define WIRE_CTX_NEW 1

@@ -21,6 +21,10 @@ int context_new(struct pvmd *d, int owner)
 		int part = d->next_ctx;
 		d->next_ctx = part >= WIRE_TID_TASK_MASK ? 1 : part + 1;
 		int ctx = d->hosttid | part;
+		/* 0x7fff8-0x7ffff are the system contexts (output, groups):
+		 * host 1's counter would reach them */
+		if (ctx >= WIRE_CTX_SYSTEM_FIRST && ctx <= WIRE_CTX_SYSTEM_LAST)
+			continue;
 		if (idhash_get(&d->contexts, ctx))
 			continue;
 		if (idhash_put(&d->contexts, ctx, (void *)(intptr_t)owner) < 0)
