@@ -16,6 +16,7 @@ libpvm_libpvm3_la_SOURCES = libpvm/lpvm.h libpvm/buf.h libpvm/error.c \
 libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm $(TIRPC_CFLAGS)
 libpvm_libpvm3_la_LIBADD = proto/libwire.la $(TIRPC_LIBS)
 # soname libpvm3.so.3 (current - age = 3), file libpvm3.so.3.4.6 as Debian's.
-# Only the names PVM 3.4.6 exported leave the library.
+# Only the names PVM 3.4.6 exported leave the library, and the private
+# interface of libgpvm3 and pvmgroups (lpvm_priv.h: lpvm_priv_*).
 libpvm_libpvm3_la_LDFLAGS = -version-info 7:6:4 -no-undefined \
-	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$)'
+	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$|lpvm_priv_ctl$$|lpvm_priv_err$$|lpvm_priv_gs_epoch$$)'

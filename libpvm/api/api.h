@@ -42,6 +42,9 @@ int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
 /* A control call whose reply is only its status: sends `code` with `req`,
  * frees `req` and the reply, and returns the status (0 or an error). */
 int lp_api_status(int code, struct wire_wr *req);
+/* With PvmDebugMask set, each control call is logged on stderr as
+ * "libpvm [t40001] TM_SPAWN: request N bytes, status S". */
+void lp_api_debug_call(int code, size_t reqlen, int status);
 
 /* Whether `tid` has the shape of a task tid (no daemon or multicast
  * bit, nonzero host and task parts). */

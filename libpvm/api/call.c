@@ -77,10 +77,13 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_NORESETS] = "TM_NORESETS",
 	[WIRE_TM_MBOX_PUT] = "TM_MBOX_PUT", [WIRE_TM_MBOX_GET] = "TM_MBOX_GET",
 	[WIRE_TM_MBOX_DEL] = "TM_MBOX_DEL", [WIRE_TM_MBOX_LIST] = "TM_MBOX_LIST",
+	[WIRE_TM_GS_JOIN] = "TM_GS_JOIN", [WIRE_TM_GS_LEAVE] = "TM_GS_LEAVE",
+	[WIRE_TM_GS_INFO] = "TM_GS_INFO", [WIRE_TM_GS_BARRIER] = "TM_GS_BARRIER",
+	[WIRE_TM_GS_FREEZE] = "TM_GS_FREEZE", [WIRE_TM_GS_LIST] = "TM_GS_LIST",
+	[WIRE_TM_GS_EVENT] = "TM_GS_EVENT",
 };
 
-/* With PvmDebugMask set, each control call is logged on stderr. */
-static void debug_call(int code, size_t reqlen, int status)
+void lp_api_debug_call(int code, size_t reqlen, int status)
 {
 	const char *name = code > 0 && code < WIRE_TM_MAX && ctl_names[code]
 				   ? ctl_names[code]
@@ -94,7 +97,7 @@ int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
 {
 	int status = call(code, req, rd, mem);
 	if (lp.debugmask)
-		debug_call(code, req ? req->len : 0, status);
+		lp_api_debug_call(code, req ? req->len : 0, status);
 	return status;
 }
 

@@ -29,8 +29,16 @@ static struct {
 static uint32_t lastwid;
 static pid_t enroll_pid;
 
+unsigned lp_gs_epoch;
+
 void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
 {
+	if (h->tag == WIRE_TM_GS_EVENT && h->wid == 0) {
+		/* a group list this task fetched is stale (lpvm_priv.h) */
+		lp_gs_epoch++;
+		free(data);
+		return;
+	}
 	if (want.wid && !want.done && h->tag == want.code && h->wid == want.wid) {
 		want.data = data;
 		want.len = len;

@@ -94,5 +94,7 @@ int lp_route_pending(void);
 void lp_msg_arrived(struct lp_buf *b);
 /* A control frame arrived from the pvmd (ownership of data passes). */
 void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len);
+/* Count of TM_GS_EVENTs received (lpvm_priv_gs_epoch). */
+extern unsigned lp_gs_epoch;
 
 #endif /* LPVM_TRAN_H */
