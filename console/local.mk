@@ -7,3 +7,11 @@ console_pvm_SOURCES = console/console.h console/main.c console/term.c \
 console_pvm_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 console_pvm_LDADD = libpvm/libpvm3.la $(READLINE_LIBS)
 dist_man_MANS += console/pvm.1
+
+# console/pvmgroups: lists the dynamic groups (TM_GS_LIST), like the
+# reference's pvmgroups.  Uses libpvm3's private interface (lpvm_priv.h).
+bin_PROGRAMS += console/pvmgroups
+console_pvmgroups_SOURCES = console/pvmgroups.c
+console_pvmgroups_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
+console_pvmgroups_LDADD = libpvm/libpvm3.la proto/libwire.la
+dist_man_MANS += console/pvmgroups.1

@@ -103,7 +103,9 @@ enum wire_tm {
 	WIRE_TM_GS_INFO = 22,   /* one group's members (gsize, gettid...) */
 	WIRE_TM_GS_BARRIER = 23, /* pvm_barrier: held until released */
 	WIRE_TM_GS_FREEZE = 24, /* pvm_freezegroup: held until all called */
-	WIRE_TM_GS_LIST = 25,   /* every group (pvmgroups, console gstat) */
+	WIRE_TM_GS_LIST = 25,   /* every group (pvmgroups) */
+	WIRE_TM_GS_EVENT = 26,  /* pvmd -> task, unasked: a group it looked
+				 * up (TM_GS_INFO) has changed */
 	WIRE_TM_MAX
 };
 

@@ -413,6 +413,12 @@ static const struct {
 	[WIRE_TM_MBOX_GET] = { "TM_MBOX_GET", ctl_mbox_get },
 	[WIRE_TM_MBOX_DEL] = { "TM_MBOX_DEL", ctl_mbox_del },
 	[WIRE_TM_MBOX_LIST] = { "TM_MBOX_LIST", ctl_mbox_list },
+	[WIRE_TM_GS_JOIN] = { "TM_GS_JOIN", ctl_gs_join },
+	[WIRE_TM_GS_LEAVE] = { "TM_GS_LEAVE", ctl_gs_leave },
+	[WIRE_TM_GS_INFO] = { "TM_GS_INFO", ctl_gs_info },
+	[WIRE_TM_GS_BARRIER] = { "TM_GS_BARRIER", ctl_gs_barrier },
+	[WIRE_TM_GS_FREEZE] = { "TM_GS_FREEZE", ctl_gs_freeze },
+	[WIRE_TM_GS_LIST] = { "TM_GS_LIST", ctl_gs_list },
 };
 
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

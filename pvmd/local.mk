@@ -13,7 +13,8 @@ pvmd_pvmd_SOURCES = \
 	pvmd/output.c \
 	pvmd/notify.c \
 	pvmd/context.c \
-	pvmd/mbox.c
+	pvmd/mbox.c \
+	pvmd/group.c
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8

@@ -246,6 +246,7 @@ static void shutdown_pvmd(struct pvmd *d)
 	conn_before_sleep(d);
 	notify_free_all(d);
 	mbox_free_all(d);
+	group_free_all(d);
 	free(d->halt_pids);
 	close(d->listen_fd);
 	remove_files(d);

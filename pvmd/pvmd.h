@@ -4,8 +4,8 @@
  * Modules: loop (epoll, timers), conn (a task connection: frame parsing
  * and output queue), task (the task table and routing), ctl + ctl_spawn
  * (control request dispatch), spawn, output (children's stdout/stderr),
- * notify, context, signals (SIGCHLD reaping, halt), log, idhash, and main
- * (options, startup, shutdown).
+ * notify, context, mbox, group, signals (SIGCHLD reaping, halt), log,
+ * idhash, and main (options, startup, shutdown).
  */
 #ifndef PVMD_PVMD_H
 #define PVMD_PVMD_H
@@ -240,6 +240,26 @@ int ctl_mbox_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
  * ones get owner 0, its held reads are dropped. */
 void mbox_task_exit(struct pvmd *d, int tid);
 void mbox_free_all(struct pvmd *d);
+
+/* ---- group.c ---- */
+
+/* Control requests TM_GS_* (docs/protocol.md, docs/groups.md). */
+int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r);
+int ctl_gs_leave(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r);
+int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r);
+int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		   struct wire_rd *r);
+int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
+int ctl_gs_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r);
+/* Task `tid` is gone: it leaves all its groups (waiters of barriers it
+ * can no longer reach get PvmNoGroup), its held requests are dropped. */
+void group_task_exit(struct pvmd *d, int tid);
+void group_free_all(struct pvmd *d);
 
 /* ---- context.c ---- */
 

@@ -86,6 +86,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	notify_task_exit(d, tid);
 	context_task_exit(d, tid);
 	mbox_task_exit(d, tid);
+	group_task_exit(d, tid);
 	sibs_put(t->sibs);
 	free(t->aout);
 	free(t);

@@ -22,6 +22,13 @@
 #include "vmdir.h"
 #include "wire.h"
 
+/* The big-endian i32 at p (a reply's status word). */
+static int32_t be32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			 (uint32_t)p[2] << 8 | p[3]);
+}
+
 static int failures, checks;
 
 static void check(int ok, const char *what)
@@ -207,8 +214,7 @@ static void pre_enroll_cases(void)
 	uint8_t *p = NULL;
 	int ok = fd >= 0 && ctrl(fd, 0, WIRE_TM_CONNECT, &w) == 0 &&
 		 get(fd, &h, &p, 3000) == 1 && h.len >= 4 &&
-		 (int32_t)(p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]) ==
-			 PvmBadVersion &&
+		 be32(p) == PvmBadVersion &&
 		 closed_by_pvmd(fd);
 	free(p);
 	wire_wr_free(&w);
@@ -268,6 +274,20 @@ static void enrolled_cases(void)
 	post("TM_TASKS with trailing bytes", C, 0, 0, WIRE_TM_TASKS, &w, w.len);
 	post("TM_CONFIG with a payload", C, 0, 0, WIRE_TM_CONFIG, &w, w.len);
 	wire_wr_free(&w);
+	wire_wr_str(&w, "grp");
+	post("TM_GS_BARRIER without its count", C, 0, 0, WIRE_TM_GS_BARRIER,
+	     &w, w.len);
+	wire_wr_i32(&w, 1);
+	wire_wr_i32(&w, 1);
+	post("TM_GS_FREEZE with trailing bytes", C, 0, 0, WIRE_TM_GS_FREEZE,
+	     &w, w.len);
+	post("TM_GS_LIST with a payload", C, 0, 0, WIRE_TM_GS_LIST, &w, w.len);
+	wire_wr_free(&w);
+	wire_wr_i32(&w, 0x7ffffff0); /* string length */
+	wire_wr_i32(&w, 0);
+	post("TM_GS_JOIN with a string length past the end", C, 0, 0,
+	     WIRE_TM_GS_JOIN, &w, w.len);
+	wire_wr_free(&w);
 	wire_wr_i32(&w, 42);
 	post("data frame with another task's src",
 	     WIRE_F_FIRST | WIRE_F_LAST, 1, 0x40001, 1, &w, 4);
@@ -283,8 +303,7 @@ static void enrolled_cases(void)
 	uint8_t *p = NULL;
 	int ok = tid > 0 && ctrl(fd, tid, 999, NULL) == 0 &&
 		 get(fd, &h, &p, 3000) == 1 && h.len == 4 &&
-		 (int32_t)(p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]) ==
-			 PvmNotImpl;
+		 be32(p) == PvmNotImpl;
 	free(p);
 	p = NULL;
 	ok = ok && ctrl(fd, tid, WIRE_TM_CONFIG, NULL) == 0 &&
@@ -312,11 +331,14 @@ static void random_cases(int n)
 		struct wire_hdr h;
 		uint16_t fl = (uint16_t)((seed >> 3) % 9);
 		int codes[] = { 0, WIRE_TM_SPAWN, WIRE_TM_NOTIFY, WIRE_TM_KILL,
-				WIRE_TM_TASKS, WIRE_TM_CONTEXT, 77 };
+				WIRE_TM_TASKS, WIRE_TM_CONTEXT, 77,
+				WIRE_TM_GS_JOIN, WIRE_TM_GS_BARRIER,
+				WIRE_TM_GS_FREEZE };
+		int ncodes = (int)(sizeof codes / sizeof *codes);
 		h = (struct wire_hdr){
 			.len = (uint32_t)len, .flags = fl, .dst = 0x40000,
 			.src = (seed & 1) ? tid : tid + 1,
-			.tag = codes[(seed >> 5) % 7], .wid = 1,
+			.tag = codes[(seed >> 5) % ncodes], .wid = 1,
 			.total = (seed & 2) ? len : len + (seed >> 20) % 3,
 		};
 		wire_hdr_encode(&h, buf);
