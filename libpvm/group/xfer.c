@@ -1,0 +1,164 @@
+/*
+ * xfer.c - the data messages of reduce, scatter and gather: typed
+ * packing, a small header, and a receive that notices a member gone.
+ *
+ * These messages travel in the system context WIRE_CTX_GROUP with the
+ * user's tag, over direct routes, through buffers of their own: the
+ * caller's active send and receive buffers, context and route option are
+ * saved before and restored after (gs_save / gs_restore).
+ */
+#include "gs.h"
+#include "lpvm_priv.h"
+
+#include <sys/time.h>
+
+/* How long one wait for a member's message lasts before we check that
+ * the member is still in the group. */
+#define GS_WAIT_USEC 300000
+/* Last look for a message after learning that its sender left: it may
+ * have sent before leaving, on another connection than the pvmd's. */
+#define GS_GRACE_USEC 100000
+
+size_t gs_type_size(int datatype)
+{
+	switch (datatype) {
+	case PVM_BYTE: return 1;
+	case PVM_SHORT: return sizeof(short);
+	case PVM_INT: return sizeof(int);
+	case PVM_FLOAT: return sizeof(float);
+	case PVM_CPLX: return 2 * sizeof(float);
+	case PVM_DOUBLE: return sizeof(double);
+	case PVM_DCPLX: return 2 * sizeof(double);
+	case PVM_LONG: return sizeof(long);
+	case PVM_USHORT: return sizeof(unsigned short);
+	case PVM_UINT: return sizeof(unsigned int);
+	case PVM_ULONG: return sizeof(unsigned long);
+	default: return 0;
+	}
+}
+
+static int pack(const void *p, int n, int datatype)
+{
+	void *d = (void *)p; /* pvm_pk* take non-const pointers */
+	switch (datatype) {
+	case PVM_BYTE: return pvm_pkbyte(d, n, 1);
+	case PVM_SHORT: return pvm_pkshort(d, n, 1);
+	case PVM_INT: return pvm_pkint(d, n, 1);
+	case PVM_FLOAT: return pvm_pkfloat(d, n, 1);
+	case PVM_CPLX: return pvm_pkcplx(d, n, 1);
+	case PVM_DOUBLE: return pvm_pkdouble(d, n, 1);
+	case PVM_DCPLX: return pvm_pkdcplx(d, n, 1);
+	case PVM_LONG: return pvm_pklong(d, n, 1);
+	case PVM_USHORT: return pvm_pkushort(d, n, 1);
+	case PVM_UINT: return pvm_pkuint(d, n, 1);
+	case PVM_ULONG: return pvm_pkulong(d, n, 1);
+	default: return PvmBadParam;
+	}
+}
+
+static int unpack(void *d, int n, int datatype)
+{
+	switch (datatype) {
+	case PVM_BYTE: return pvm_upkbyte(d, n, 1);
+	case PVM_SHORT: return pvm_upkshort(d, n, 1);
+	case PVM_INT: return pvm_upkint(d, n, 1);
+	case PVM_FLOAT: return pvm_upkfloat(d, n, 1);
+	case PVM_CPLX: return pvm_upkcplx(d, n, 1);
+	case PVM_DOUBLE: return pvm_upkdouble(d, n, 1);
+	case PVM_DCPLX: return pvm_upkdcplx(d, n, 1);
+	case PVM_LONG: return pvm_upklong(d, n, 1);
+	case PVM_USHORT: return pvm_upkushort(d, n, 1);
+	case PVM_UINT: return pvm_upkuint(d, n, 1);
+	case PVM_ULONG: return pvm_upkulong(d, n, 1);
+	default: return PvmBadParam;
+	}
+}
+
+void gs_save(struct gs_saved *s)
+{
+	/* detach, so that neither our receives (which free the active
+	 * receive buffer) nor our sends touch the caller's buffers */
+	s->sbuf = pvm_setsbuf(0);
+	s->rbuf = pvm_setrbuf(0);
+	s->ctx = pvm_setcontext(WIRE_CTX_GROUP);
+	s->route = pvm_getopt(PvmRoute);
+	pvm_setopt(PvmRoute, PvmRouteDirect);
+}
+
+void gs_restore(const struct gs_saved *s)
+{
+	if (s->route >= 0)
+		pvm_setopt(PvmRoute, s->route);
+	if (s->ctx >= 0)
+		pvm_setcontext(s->ctx);
+	pvm_setsbuf(s->sbuf > 0 ? s->sbuf : 0);
+	pvm_setrbuf(s->rbuf > 0 ? s->rbuf : 0);
+}
+
+int gs_send(int tid, int tag, enum gs_kind kind, const void *data, int count,
+	    int datatype, int status)
+{
+	int local = (tid & WIRE_TID_HOST_MASK) ==
+		    (pvm_mytid() & WIRE_TID_HOST_MASK);
+	int b = pvm_mkbuf(local ? PvmDataRaw : PvmDataDefault);
+	if (b < 0)
+		return b;
+	pvm_setsbuf(b);
+	int hdr[4] = {(int)kind, count, datatype, status < 0 ? status : 0};
+	int r = pvm_pkint(hdr, 4, 1);
+	if (r >= 0 && status >= 0)
+		r = pack(data, count, datatype);
+	if (r >= 0)
+		r = pvm_send(tid, tag);
+	pvm_setsbuf(0);
+	pvm_freebuf(b);
+	return r < 0 ? r : 0;
+}
+
+/* Unpacks a received message after checking its header. */
+static int take(int bufid, enum gs_kind kind, void *out, int count,
+		int datatype)
+{
+	int hdr[4];
+	int r = pvm_upkint(hdr, 4, 1);
+	if (r >= 0 && (hdr[0] != (int)kind || hdr[1] != count ||
+		       hdr[2] != datatype))
+		r = PvmMismatch;
+	else if (r >= 0 && hdr[3] < 0)
+		r = hdr[3]; /* the sender failed: no data follows */
+	if (r >= 0)
+		r = unpack(out, count, datatype);
+	pvm_setrbuf(0);
+	pvm_freebuf(bufid);
+	return r < 0 ? r : 0;
+}
+
+int gs_recv(const char *group, int tid, int tag, enum gs_kind kind,
+	    void *out, int count, int datatype)
+{
+	for (;;) {
+		struct timeval tv = {0, GS_WAIT_USEC};
+		int b = pvm_trecv(tid, tag, &tv);
+		if (b > 0)
+			return take(b, kind, out, count, datatype);
+		if (b < 0)
+			return b;
+		/* still nothing: is the sender still one of us? */
+		struct gs_members m;
+		int st = gs_members_get(group, 1, &m);
+		int gone = st < 0 || gs_members_find_tid(&m, tid) < 0;
+		if (st == 0)
+			gs_members_free(&m);
+		if (!gone)
+			continue;
+		tv.tv_sec = 0;
+		tv.tv_usec = GS_GRACE_USEC;
+		b = pvm_trecv(tid, tag, &tv);
+		if (b > 0)
+			return take(b, kind, out, count, datatype);
+		if (b < 0)
+			return b;
+		gs_cache_drop(group);
+		return st < 0 && st != PvmNoGroup ? st : PvmNoGroup;
+	}
+}
