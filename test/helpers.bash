@@ -34,10 +34,15 @@ else
 	CONSOLE=$B/console/pvm
 	OURLIB=$B/libpvm/.libs
 fi
+# our libgpvm3.so.3 (dynamic groups), for the Debian group examples
+OURGLIB=${OURLIB:+$B/libpvm/group/.libs}
 
 # Names of the Debian pvm-examples programs the tests spawn or run.
 EXAMPLES="hello.pvm hello_other master1 slave1 spmd timing timing_slave
 inherit1 inherit2 inherit3 inherita inheritb mtile"
+# The Debian group examples (group-examples.bats).
+GEXAMPLES="gexample ge gexamp thb tnb tjf tjl tst joinleave trsg gs.pvm
+ibwtest rbwtest dbwtest pbwtest"
 
 # pvm_test_env: per-test environment (called from setup).
 pvm_test_env() {
@@ -57,9 +62,11 @@ pvm_test_env() {
 	for p in "$PROGS"/pt_* "$PROGS"/mtile_driver; do
 		[ -x "$p" ] && [ -f "$p" ] && ln -sf "$p" "$TESTTMP/bin/${p##*/}"
 	done
-	for p in $EXAMPLES; do
+	for p in $EXAMPLES $GEXAMPLES; do
 		[ -x "/usr/bin/$p" ] && ln -sf "/usr/bin/$p" "$TESTTMP/bin/$p"
 	done
+	# the reference's groups need its group server on the spawn path
+	[ -z "$REF" ] || ln -sf /usr/bin/pvmgs "$TESTTMP/bin/pvmgs"
 	VMDIR=$PVM_TMP/pvm.$(id -u).$PVM_VMID
 	return 0
 }
