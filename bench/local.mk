@@ -1,6 +1,8 @@
-# bench/: pingpong, one source measured against our system and the Debian
-# reference.  "make bench" builds it and runs both side by side
-# (bench/run-pingpong.sh; see bench/README.md).
+# bench/: pingpong and groups, each one source measured against our system
+# and the Debian reference.  "make bench" builds them and runs both
+# benchmarks, each side by side with the reference (bench/run-pingpong.sh,
+# bench/run-groups.sh; see bench/README.md); "make bench-pingpong" and
+# "make bench-groups" run one.
 noinst_PROGRAMS += bench/pingpong
 bench_pingpong_SOURCES = bench/pingpong.c
 bench_pingpong_LDADD = libpvm/libpvm3.la
@@ -9,6 +11,18 @@ bench_pingpong_LDADD = libpvm/libpvm3.la
 bench_pingpong_LDFLAGS = -no-install
 EXTRA_DIST += bench/run-pingpong.sh bench/pingpong-table.awk
 
-.PHONY: bench
-bench: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT)
+noinst_PROGRAMS += bench/groups
+bench_groups_SOURCES = bench/groups.c
+bench_groups_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
+bench_groups_LDFLAGS = -no-install
+EXTRA_DIST += bench/run-groups.sh bench/groups-table.awk
+
+# One recipe runs both, one after the other (never in parallel under -j).
+.PHONY: bench bench-pingpong bench-groups
+bench: bench/pingpong$(EXEEXT) bench/groups$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-pingpong.sh $(abs_top_builddir)
+	$(SHELL) $(abs_top_srcdir)/bench/run-groups.sh $(abs_top_builddir)
+bench-pingpong: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-pingpong.sh $(abs_top_builddir)
+bench-groups: bench/groups$(EXEEXT) pvmd/pvmd$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-groups.sh $(abs_top_builddir)
