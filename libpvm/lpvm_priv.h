@@ -40,4 +40,14 @@ int lpvm_priv_err(const char *fn, int code);
  */
 unsigned lpvm_priv_gs_epoch(void);
 
+/*
+ * Moves this task's traffic on without waiting, when output is queued:
+ * writes what the sockets take and reads what has arrived.  Returns 1
+ * while output is still queued, else 0 (at once, without a system call,
+ * when nothing was queued).  A task that blocks outside the
+ * library's own waits (the group barrier's futex) calls this so that
+ * messages it has sent reach their destination meanwhile.
+ */
+int lpvm_priv_progress(void);
+
 #endif /* LPVM_PRIV_H */

@@ -6,7 +6,8 @@
  * holding pvmd.sock (the pvmd's Unix socket), pvmd.lock (flock'ed by the live
  * pvmd for its whole life, so a stale directory left by a crashed pvmd is
  * recognised by the lock being free), pvmd.pid, pvmd.log, and t<tid>.sock,
- * the direct-route socket of each task that accepts direct routes.
+ * the direct-route socket of each task that accepts direct routes, and
+ * groups.shm, the groups' barrier slots (gshm.h).
  */
 #ifndef PVM_VMDIR_H
 #define PVM_VMDIR_H

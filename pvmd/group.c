@@ -61,6 +61,8 @@ struct group {
 	int n, cap;
 	struct idhash bytid;    /* tid -> instance + 1 (intptr) */
 	struct gsync barrier, freeze;
+	int slot;               /* shared slot (gshm.h), -1: none */
+	int32_t gid;            /* id of this group, told with the slot */
 	int *cachers;           /* tasks holding a copy of the list */
 	int ncachers, capcachers;
 	struct idhash iscacher; /* the same tids, for lookups */
@@ -115,6 +117,7 @@ static struct group *group_create(const char *name)
 	}
 	idhash_init(&g->bytid);
 	idhash_init(&g->iscacher);
+	g->slot = gshm_slot_new(&g->gid);
 	memmove(groups + pos + 1, groups + pos,
 		(ngroups - pos) * sizeof *groups);
 	groups[pos] = g;
@@ -125,6 +128,7 @@ static struct group *group_create(const char *name)
 
 static void group_free(struct group *g)
 {
+	gshm_slot_free(g->slot);
 	idhash_fini(&g->bytid);
 	idhash_fini(&g->iscacher);
 	free(g->cachers);
@@ -225,10 +229,12 @@ static int cacher_add(struct group *g, int tid)
 	return 0;
 }
 
-/* g's membership changed: every holder of a copy gets TM_GS_EVENT (str
- * group) and is forgotten. */
-static void group_changed(struct pvmd *d, struct group *g)
+/* g's membership changed: its shared slot learns the size (and breaks a
+ * barrier that can no longer complete); every holder of a copy gets
+ * TM_GS_EVENT (str group) and is forgotten. */
+static void group_changed(struct pvmd *d, struct group *g, int departed)
 {
+	gshm_slot_update(g->slot, g->n, g->frozen, g->defunct, departed);
 	if (!g->ncachers)
 		return;
 	struct wire_wr w;
@@ -320,9 +326,6 @@ static void sync_drop(struct pvmd *d, struct gsync *s, int tid, int status,
 static void after_departure(struct pvmd *d, struct group *g)
 {
 	if (g->frozen) {
-		if (!g->defunct)
-			plog(PL_DEBUG, "group %s: frozen, now defunct",
-			     g->name);
 		g->defunct = 1;
 		if (g->barrier.count)
 			sync_release(d, &g->barrier, PvmNoGroup);
@@ -379,7 +382,7 @@ int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	else if ((st = member_add(g, tid)) < 0 && !g->n)
 		group_delete(g);
 	else if (st >= 0)
-		group_changed(d, g);
+		group_changed(d, g, 0);
 	plog(PL_DEBUG, "t%x joins group %s: %d", tid, name, st);
 	free(name);
 	reply_status(d, c, h, st);
@@ -393,7 +396,11 @@ static void leave(struct pvmd *d, struct group *g, int tid, int inst,
 		  int answer)
 {
 	member_remove(g, tid, inst);
-	group_changed(d, g);
+	if (g->frozen && !g->defunct) {
+		plog(PL_DEBUG, "group %s: frozen, now defunct", g->name);
+		g->defunct = 1;
+	}
+	group_changed(d, g, 1);
 	sync_drop(d, &g->barrier, tid, PvmNotInGroup, answer);
 	sync_drop(d, &g->freeze, tid, PvmNotInGroup, answer);
 	after_departure(d, g);
@@ -434,7 +441,7 @@ static void write_members(struct wire_wr *w, const struct group *g)
 }
 
 /* TM_GS_INFO: str group -> i32 status, i32 frozen, i32 n, n x {i32
- * instance, i32 tid}. */
+ * instance, i32 tid}, i32 slot, i32 gid. */
 int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {
@@ -453,9 +460,13 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		wire_wr_i32(&w, 0);
 		wire_wr_i32(&w, g->frozen);
 		write_members(&w, g);
+		wire_wr_i32(&w, g->slot);
+		wire_wr_i32(&w, g->gid);
 	} else {
 		wire_wr_i32(&w, st);
 		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, -1);
 		wire_wr_i32(&w, 0);
 	}
 	free(name);
@@ -558,6 +569,8 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		reply_status(d, c, h, st);
 	} else if (st == 1) {
 		g->frozen = 1;
+		/* no member can join now: a count above the size breaks */
+		gshm_slot_update(g->slot, g->n, 1, g->defunct, 1);
 		sync_release(d, &g->freeze, g->freeze.count);
 		/* No member can join now: a pending barrier waiting for
 		 * more than the members there are would never end. */

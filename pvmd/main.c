@@ -247,6 +247,7 @@ static void shutdown_pvmd(struct pvmd *d)
 	notify_free_all(d);
 	mbox_free_all(d);
 	group_free_all(d);
+	gshm_close();
 	free(d->halt_pids);
 	close(d->listen_fd);
 	remove_files(d);
@@ -283,6 +284,7 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	if (spawn_init(d) < 0)
 		startup_fail("out of memory");
 	open_socket(d);
+	gshm_open(d);
 	write_pidfile(d);
 	if (ev_io_start(d->loop, &d->listen_io, d->listen_fd, EPOLLIN,
 			conn_accept_cb, d) < 0)

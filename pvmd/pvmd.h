@@ -261,6 +261,22 @@ int ctl_gs_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 void group_task_exit(struct pvmd *d, int tid);
 void group_free_all(struct pvmd *d);
 
+/* ---- group_shm.c: the groups' shared slots (proto/gshm.h) ---- */
+
+/* Creates VMDIR_GSHM in the VM directory (on failure, logged, every group
+ * gets slot -1 and barriers go through the pvmd); gshm_close removes it. */
+void gshm_open(struct pvmd *d);
+void gshm_close(void);
+/* A slot for a new group: returns it (or -1: none) and sets *gid to the
+ * group's new id. */
+int gshm_slot_new(int32_t *gid);
+/* After a membership change: publishes size and state; after a departure
+ * also breaks a pending barrier that can no longer complete (PvmNoGroup). */
+void gshm_slot_update(int slot, int members, int frozen, int defunct,
+		      int departed);
+/* The group is gone: breaks what waits, frees the slot. */
+void gshm_slot_free(int slot);
+
 /* ---- context.c ---- */
 
 int context_new(struct pvmd *d, int owner);

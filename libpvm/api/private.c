@@ -5,6 +5,7 @@
  */
 #include "api.h"
 #include "lpvm_priv.h"
+#include "tran/conn.h"
 #include "tran/poll.h"
 #include "tran/tran.h"
 
@@ -57,6 +58,19 @@ unsigned lpvm_priv_gs_epoch(void)
 	if (lp.enrolled)
 		lp_progress(&now);
 	return lp_gs_epoch;
+}
+
+int lpvm_priv_progress(void)
+{
+	static const struct timespec now = {0, 0};
+	if (!lp.enrolled)
+		return 0;
+	struct lp_conn *c = lp_pvmd_conn();
+	if (!(c && lp_conn_pending(c)) && !lp_route_pending())
+		return 0; /* the common case: no system call */
+	lp_progress(&now);
+	c = lp_pvmd_conn();
+	return (c && lp_conn_pending(c)) || lp_route_pending();
 }
 
 int lpvm_priv_err(const char *fn, int code)

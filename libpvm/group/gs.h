@@ -40,6 +40,8 @@ struct gs_members {
 	int n;       /* number of members */
 	int *inst;   /* instance numbers, ascending */
 	int *tid;    /* their tids */
+	int slot;    /* the group's shared barrier slot (gshm.h), -1: none */
+	int gid;     /* the group's id, which the slot must carry */
 };
 
 void gs_members_free(struct gs_members *m);
@@ -64,6 +66,15 @@ void gs_cache_drop(const char *group);
 void gs_cache_put(const char *group, const struct gs_members *m,
 		  unsigned epoch);
 
+/*
+ * The shared slot of `group` from the cache, without asking anything,
+ * when the cached list has `tid` (the caller) in it: then the caller has
+ * not left since (pvm_lvgroup drops the cache), so the group still exists
+ * and its slot and id are still right, whatever else changed.  Returns 1
+ * with *slot and *gid set, else 0.
+ */
+int gs_cache_slot(const char *group, int tid, int *slot, int *gid);
+
 /* Index of `tid` / of instance `inst` in m, or -1. */
 int gs_members_find_tid(const struct gs_members *m, int tid);
 int gs_members_find_inst(const struct gs_members *m, int inst);
@@ -75,6 +86,17 @@ int gs_members_find_inst(const struct gs_members *m, int inst);
  * reply is dropped.
  */
 int gs_simple_call(int code, const char *group, int with_arg, int arg);
+
+/* ---- barriers in shared memory (shmbar.c) ---- */
+
+/*
+ * pvm_barrier among the tasks of our host through the group's shared slot
+ * (m->slot >= 0; the caller is a member).  Returns 0, PvmNoGroup (broken:
+ * a member left or died, or the frozen group is defunct), PvmMismatch,
+ * or PvmSysErr when the slot cannot be used (then no other path may be
+ * taken: the other members use the slot).
+ */
+int gs_shm_barrier(int slot, int gid, int count);
 
 /* ---- data messages between members (xfer.c) ---- */
 

@@ -3,7 +3,7 @@
 # libpvm3's private interface (libpvm/lpvm_priv.h).
 lib_LTLIBRARIES += libpvm/group/libgpvm3.la
 libpvm_group_libgpvm3_la_SOURCES = libpvm/group/gs.h \
-	libpvm/group/member.c libpvm/group/sync.c libpvm/group/bcast.c \
+	libpvm/group/member.c libpvm/group/sync.c libpvm/group/shmbar.c libpvm/group/bcast.c \
 	libpvm/group/xfer.c libpvm/group/tree.c libpvm/group/reduce.c \
 	libpvm/group/scatter.c libpvm/group/ops.c
 libpvm_group_libgpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm

@@ -55,6 +55,8 @@ static int members_copy(struct gs_members *to, const struct gs_members *from)
 	size_t sz = (size_t)(from->n ? from->n : 1) * sizeof(int);
 	to->frozen = from->frozen;
 	to->n = from->n;
+	to->slot = from->slot;
+	to->gid = from->gid;
 	to->inst = malloc(sz);
 	to->tid = malloc(sz);
 	if (!to->inst || !to->tid) {
@@ -115,6 +117,16 @@ void gs_cache_put(const char *group, const struct gs_members *m,
 	cache = c;
 }
 
+int gs_cache_slot(const char *group, int tid, int *slot, int *gid)
+{
+	struct cached *c = *cache_find(group);
+	if (!c || c->m.slot < 0 || gs_members_find_tid(&c->m, tid) < 0)
+		return 0;
+	*slot = c->m.slot;
+	*gid = c->m.gid;
+	return 1;
+}
+
 /* ---- requests to the pvmd ---- */
 
 /* Sends `code` with the group name (and an i32 when with_arg) and returns
@@ -156,7 +168,8 @@ int gs_simple_call(int code, const char *group, int with_arg, int arg)
 	return st;
 }
 
-/* Decodes the rest of a TM_GS_INFO reply: frozen, n, n x {inst, tid}. */
+/* Decodes the rest of a TM_GS_INFO reply: frozen, n, n x {inst, tid},
+ * slot, gid. */
 static int info_decode(struct wire_rd *rd, struct gs_members *m)
 {
 	m->frozen = wire_rd_i32(rd) != 0;
@@ -178,6 +191,8 @@ static int info_decode(struct wire_rd *rd, struct gs_members *m)
 		if (i > 0 && m->inst[i] <= m->inst[i - 1])
 			rd->err = 1;
 	}
+	m->slot = wire_rd_i32(rd);
+	m->gid = wire_rd_i32(rd);
 	if (rd->err) {
 		gs_members_free(m);
 		return PvmBadMsg;

@@ -1,8 +1,11 @@
 /*
- * sync.c - pvm_barrier and pvm_freezegroup: one TM_GS_* control call
- * each, whose reply the pvmd holds until the members have arrived.
+ * sync.c - pvm_barrier and pvm_freezegroup.  A barrier meets in the
+ * group's shared slot (shmbar.c); without one, and for freezes, one
+ * TM_GS_* control call whose reply the pvmd holds until the members have
+ * arrived.
  */
 #include "gs.h"
+#include "gshm.h"
 
 int pvm_barrier(char *group, int count)
 {
@@ -12,6 +15,23 @@ int pvm_barrier(char *group, int count)
 	/* -1 means the group's size when the barrier starts */
 	if (count == 0 || count < -1)
 		return gs_quiet_err(PvmBadParam);
+	/* The host-local step in shared memory when the group has a slot
+	 * (docs/groups.md); otherwise the pvmd counts the arrivals.  All
+	 * members take the same path: the slot is the group's. */
+	int slot, gid, me = pvm_mytid();
+	if (me > 0 && !gs_cache_slot(group, me, &slot, &gid)) {
+		struct gs_members m;
+		r = gs_members_get(group, 0, &m);
+		if (r < 0)
+			return gs_quiet_err(r);
+		if (gs_members_find_tid(&m, me) < 0)
+			m.slot = -1; /* not a member: the pvmd answers that */
+		slot = m.slot;
+		gid = m.gid;
+		gs_members_free(&m);
+	}
+	if (me > 0 && slot >= 0 && (count == -1 || count <= GSHM_MAX_COUNT))
+		return gs_quiet_err(gs_shm_barrier(slot, gid, count));
 	r = gs_simple_call(WIRE_TM_GS_BARRIER, group, 1, count);
 	return gs_quiet_err(r > 0 ? 0 : r);
 }
