@@ -15,7 +15,7 @@ noinst_PROGRAMS += bench/groups
 bench_groups_SOURCES = bench/groups.c
 bench_groups_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 bench_groups_LDFLAGS = -no-install
-EXTRA_DIST += bench/run-groups.sh bench/groups-table.awk
+EXTRA_DIST += bench/run-groups.sh bench/groups-table.awk bench/vms.sh
 
 # One recipe runs both, one after the other (never in parallel under -j).
 .PHONY: bench bench-pingpong bench-groups

@@ -50,29 +50,8 @@ ours_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT PVM_VMID="$ours_vmid"
 ref_env=(env -u LD_LIBRARY_PATH -u PVM_PVMD PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
 	PVM_VMID="$ref_vmid" PVM_TMP="$work/ref-tmp")
 
-ours_started=
-ref_started=
-cleanup() {
-	set +e
-	if [ -n "$ref_started" ]; then
-		# (halt also kills the console: keep the shell's notice quiet)
-		(echo halt | "${ref_env[@]}" timeout 10 "$ref_pvm") >/dev/null 2>&1
-		# If halt did not work, stop the reference pvmd of this run by pid:
-		# the one whose environment carries our VMID.
-		for p in $(pgrep -x pvmd); do
-			tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
-				grep -qx "PVM_VMID=$ref_vmid" && kill "$p"
-		done
-	fi
-	if [ -n "$ours_started" ]; then
-		local pidfile
-		pidfile=$(ls "$work"/ours-tmp/pvm.*/pvmd.pid 2>/dev/null | head -n 1)
-		[ -n "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
-	fi
-	sleep 0.2
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/vms.sh"
+trap vms_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- build the reference binary from the same source ---------------------
@@ -92,14 +71,9 @@ case "$ref_lib" in "$ref_libdir"/*|/lib/x86_64-linux-gnu/*) ;;
 	*) fail "the reference pingpong loads '$ref_lib', not Debian's";; esac
 
 # --- start both virtual machines ------------------------------------------
-echo quit | "${ref_env[@]}" timeout 20 "$ref_pvm" >"$work/ref-console.out" 2>&1 ||
-	{ cat "$work/ref-console.out" >&2; fail "the reference pvmd did not start"; }
-ref_started=1
+start_ref_vm
 
-# Our pvmd detaches by itself and exits 0 once it serves.
-"${ours_env[@]}" "$ours_pvmd" </dev/null >"$work/ours-pvmd.out" 2>&1 ||
-	{ cat "$work/ours-pvmd.out" >&2; fail "our pvmd did not start ($ours_pvmd)"; }
-ours_started=1
+start_our_vm
 
 # --- run, interleaved ------------------------------------------------------
 echo "pingpong: ours $ours_lib, reference $ref_lib"
