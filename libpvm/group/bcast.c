@@ -9,11 +9,8 @@
 
 int pvm_bcast(char *group, int msgtag)
 {
-	int r = gs_name_check(group);
-	if (r < 0)
-		return gs_quiet_err(r);
 	struct gs_members m;
-	r = gs_members_get(group, 0, &m);
+	int r = gs_members_of(group, &m);
 	if (r < 0)
 		return gs_quiet_err(r);
 	int me = pvm_mytid();

@@ -60,6 +60,10 @@ int gs_name_check(const char *group);
  */
 int gs_members_get(const char *group, int fresh, struct gs_members *m);
 
+/* gs_name_check, then gs_members_get (from the cache if it is current):
+ * the members of `group` for the API calls.  Returns 0 or the error. */
+int gs_members_of(const char *group, struct gs_members *m);
+
 /* Drops the cached list of `group` (pvm_lvgroup, a failed check). */
 void gs_cache_drop(const char *group);
 /* Stores a group's list, fetched when lpvm_priv_gs_epoch() was `epoch`. */

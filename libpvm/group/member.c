@@ -250,13 +250,18 @@ int pvm_lvgroup(char *group)
 	return gs_quiet_err(r > 0 ? 0 : r);
 }
 
-int pvm_gsize(char *group)
+int gs_members_of(const char *group, struct gs_members *m)
 {
 	int r = gs_name_check(group);
 	if (r < 0)
-		return gs_quiet_err(r);
+		return r;
+	return gs_members_get(group, 0, m);
+}
+
+int pvm_gsize(char *group)
+{
 	struct gs_members m;
-	r = gs_members_get(group, 0, &m);
+	int r = gs_members_of(group, &m);
 	if (r < 0)
 		return gs_quiet_err(r);
 	int n = m.n;
@@ -266,11 +271,8 @@ int pvm_gsize(char *group)
 
 int pvm_gettid(char *group, int inum)
 {
-	int r = gs_name_check(group);
-	if (r < 0)
-		return gs_quiet_err(r);
 	struct gs_members m;
-	r = gs_members_get(group, 0, &m);
+	int r = gs_members_of(group, &m);
 	if (r < 0)
 		return gs_quiet_err(r);
 	int i = gs_members_find_inst(&m, inum);
@@ -281,11 +283,8 @@ int pvm_gettid(char *group, int inum)
 
 int pvm_getinst(char *group, int tid)
 {
-	int r = gs_name_check(group);
-	if (r < 0)
-		return gs_quiet_err(r);
 	struct gs_members m;
-	r = gs_members_get(group, 0, &m);
+	int r = gs_members_of(group, &m);
 	if (r < 0)
 		return gs_quiet_err(r);
 	int i = gs_members_find_tid(&m, tid);
