@@ -360,15 +360,28 @@ static void reply_status(struct pvmd *d, struct conn *c,
 	wire_wr_free(&w);
 }
 
+/* Reads what starts every TM_GS_* request, the group name, and the i32
+ * that follows it when `arg` is given (count, size); nothing may follow.
+ * Returns the name (malloc'd), or NULL for a malformed request. */
+static char *read_request(struct wire_rd *r, int *arg)
+{
+	char *name = wire_rd_strdup(r);
+	if (arg)
+		*arg = wire_rd_i32(r);
+	if (r->err || r->left) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
 /* TM_GS_JOIN: str group -> i32 instance or error. */
 int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {
-	char *name = wire_rd_strdup(r);
-	if (r->err || r->left) {
-		free(name);
+	char *name = read_request(r, NULL);
+	if (!name)
 		return -1;
-	}
 	int tid = conn_task(c)->tid, st;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
@@ -410,11 +423,9 @@ static void leave(struct pvmd *d, struct group *g, int tid, int inst,
 int ctl_gs_leave(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		 struct wire_rd *r)
 {
-	char *name = wire_rd_strdup(r);
-	if (r->err || r->left) {
-		free(name);
+	char *name = read_request(r, NULL);
+	if (!name)
 		return -1;
-	}
 	int tid = conn_task(c)->tid, st = 0, inst = -1;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
@@ -445,11 +456,9 @@ static void write_members(struct wire_wr *w, const struct group *g)
 int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {
-	char *name = wire_rd_strdup(r);
-	if (r->err || r->left) {
-		free(name);
+	char *name = read_request(r, NULL);
+	if (!name)
 		return -1;
-	}
 	struct group *g = *name ? group_find(name) : NULL;
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -513,12 +522,10 @@ static int sync_arrive(struct group *g, struct gsync *s, int tid, int count,
 int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		   struct wire_rd *r)
 {
-	char *name = wire_rd_strdup(r);
-	int count = wire_rd_i32(r);
-	if (r->err || r->left) {
-		free(name);
+	int count;
+	char *name = read_request(r, &count);
+	if (!name)
 		return -1;
-	}
 	int tid = conn_task(c)->tid;
 	struct group *g = *name ? group_find(name) : NULL;
 	int st = *name ? sync_check(g, g ? &g->barrier : NULL, tid, count)
@@ -546,12 +553,10 @@ int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		  struct wire_rd *r)
 {
-	char *name = wire_rd_strdup(r);
-	int size = wire_rd_i32(r);
-	if (r->err || r->left) {
-		free(name);
+	int size;
+	char *name = read_request(r, &size);
+	if (!name)
 		return -1;
-	}
 	int tid = conn_task(c)->tid, st;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
