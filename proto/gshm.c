@@ -24,6 +24,11 @@ int gshm_end(struct gshm_slot *s, uint64_t expect, int status)
 	atomic_store_explicit(&s->result[gen % 4],
 			      (uint64_t)gen << 32 | (uint32_t)status,
 			      memory_order_release);
-	syscall(SYS_futex, gshm_futex(s), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	/* A waiter counts itself before its futex wait, which then finds
+	 * the new generation if we read 0 here (both sequentially
+	 * consistent): nobody to wake, no system call. */
+	if (atomic_load(&s->sleepers))
+		syscall(SYS_futex, gshm_futex(s), FUTEX_WAKE, INT_MAX, NULL,
+			NULL, 0);
 	return 1;
 }

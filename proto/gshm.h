@@ -37,7 +37,7 @@ struct gshm_slot {
 	_Atomic int32_t gid;     /* id of the group using the slot, never 0 */
 	_Atomic int32_t flags;
 	_Atomic int32_t members; /* the group's size */
-	int32_t pad0;
+	_Atomic uint32_t sleepers; /* waiters in FUTEX_WAIT (or about to be) */
 	_Atomic uint64_t result[4];
 	uint8_t pad[64 - 8 - 16 - 32];
 };

@@ -111,7 +111,9 @@ static int wait_end(struct gshm_slot *s, uint32_t gen, uint32_t count)
 		struct timespec to = {1, 0};
 		if (lpvm_priv_progress())
 			to = (struct timespec){0, 1000000};
+		atomic_fetch_add(&s->sleepers, 1);
 		syscall(SYS_futex, word, FUTEX_WAIT, gen, &to, NULL, 0);
+		atomic_fetch_sub(&s->sleepers, 1);
 	}
 	/* the ender records the result right after moving the generation */
 	for (int i = 0;; i++) {
