@@ -28,8 +28,8 @@ static int complete(const struct wire_rd *r)
 	return !r->err && r->left == 0;
 }
 
-static void reply_status(struct pvmd *d, struct conn *c,
-			 const struct wire_hdr *h, int status)
+void ctl_reply_status(struct pvmd *d, struct conn *c,
+		      const struct wire_hdr *h, int status)
 {
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -142,7 +142,7 @@ static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 {
 	if (!complete(r))
 		return -1;
-	reply_status(d, c, h, 0);
+	ctl_reply_status(d, c, h, 0);
 	task_exit(d, conn_task(c), "pvm_exit");
 	return 0;
 }
@@ -175,7 +175,7 @@ static int tm_mstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(host);
 		return -1;
 	}
-	reply_status(d, c, h, spawn_is_our_host(d, host) ? 0 : PvmNoHost);
+	ctl_reply_status(d, c, h, spawn_is_our_host(d, host) ? 0 : PvmNoHost);
 	free(host);
 	return 0;
 }
@@ -189,7 +189,7 @@ static int tm_pstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int st = check_task_tid(d, tid);
 	if (!st && !task_find(d, tid))
 		st = PvmNoTask;
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -207,11 +207,11 @@ static int tm_kill(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (t) {
 		plog(PL_INFO, "t%x: killed by t%x", tid, conn_task(c)->tid);
 		/* Reply first: the caller may be killing itself. */
-		reply_status(d, c, h, 0);
+		ctl_reply_status(d, c, h, 0);
 		task_signal(d, t, SIGTERM);
 		return 0;
 	}
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -227,11 +227,11 @@ static int tm_signal(struct pvmd *d, struct conn *c,
 		st = PvmBadParam;
 	struct task *t = st ? NULL : task_find(d, tid);
 	if (t) {
-		reply_status(d, c, h, 0);
+		ctl_reply_status(d, c, h, 0);
 		task_signal(d, t, sig);
 		return 0;
 	}
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -248,7 +248,7 @@ static int tm_notify(struct pvmd *d, struct conn *c,
 	if (cnt) {
 		tids = malloc((size_t)cnt * sizeof *tids);
 		if (!tids) {
-			reply_status(d, c, h, PvmNoMem);
+			ctl_reply_status(d, c, h, PvmNoMem);
 			return 0;
 		}
 		for (int i = 0; i < cnt; i++)
@@ -260,7 +260,7 @@ static int tm_notify(struct pvmd *d, struct conn *c,
 	}
 	int st = notify_request(d, conn_task(c)->tid, what, tag, ctx, cnt, tids);
 	free(tids);
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static int tm_context(struct pvmd *d, struct conn *c,
 		st = context_free(d, owner, ctx);
 	else
 		st = PvmBadParam;
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -343,7 +343,7 @@ static int tm_setopt(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		t->noreset = val != 0;
 		break;
 	}
-	reply_status(d, c, h, 0);
+	ctl_reply_status(d, c, h, 0);
 	return 0;
 }
 
@@ -361,7 +361,7 @@ static int tm_noresets(struct pvmd *d, struct conn *c,
 		return -1;
 	int *v = malloc((d->tasks.count + 1) * sizeof *v);
 	if (!v) {
-		reply_status(d, c, h, PvmNoMem);
+		ctl_reply_status(d, c, h, PvmNoMem);
 		return 0;
 	}
 	size_t n = 0;
@@ -451,7 +451,7 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		plog(PL_ERR, "t%x: unknown control code %d%s", t->tid, code,
 		     h->wid ? ": replied PvmNotImpl" : "");
 		if (h->wid)
-			reply_status(d, c, h, PvmNotImpl);
+			ctl_reply_status(d, c, h, PvmNotImpl);
 		return 0;
 	}
 	if (t)

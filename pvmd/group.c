@@ -350,16 +350,6 @@ static void after_departure(struct pvmd *d, struct group *g)
 	}
 }
 
-static void reply_status(struct pvmd *d, struct conn *c,
-			 const struct wire_hdr *h, int status)
-{
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, status);
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
-}
-
 /* Reads what starts every TM_GS_* request, the group name, and the i32
  * that follows it when `arg` is given (count, size); nothing may follow.
  * Returns the name (malloc'd), or NULL for a malformed request. */
@@ -398,7 +388,7 @@ int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		group_changed(d, g, 0);
 	plog(PL_DEBUG, "t%x joins group %s: %d", tid, name, st);
 	free(name);
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -436,7 +426,7 @@ int ctl_gs_leave(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		st = PvmNotInGroup;
 	plog(PL_DEBUG, "t%x leaves group %s: %d", tid, name, st);
 	free(name);
-	reply_status(d, c, h, st);
+	ctl_reply_status(d, c, h, st);
 	if (!st)
 		leave(d, g, tid, inst, 1);
 	return 0;
@@ -542,7 +532,7 @@ int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	     st == 0 ? "waits" : st == 1 ? "released" : "error", st);
 	free(name);
 	if (st < 0)
-		reply_status(d, c, h, st);
+		ctl_reply_status(d, c, h, st);
 	else if (st == 1)
 		sync_release(d, &g->barrier, 0);
 	return 0;
@@ -571,7 +561,7 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	     st == 0 ? "waits" : st == 1 ? "frozen" : "error", st);
 	free(name);
 	if (st < 0) {
-		reply_status(d, c, h, st);
+		ctl_reply_status(d, c, h, st);
 	} else if (st == 1) {
 		g->frozen = 1;
 		/* no member can join now: a count above the size breaks */

@@ -169,6 +169,9 @@ void pvmd_send_msg(struct pvmd *d, int dst, int tag, int ctx,
 
 /* Handles one control frame from connection `c` (payload complete).
  * Returns 0, or -1 when the frame is malformed (the caller closes `c`). */
+/* Replies to request `h` with a status word alone. */
+void ctl_reply_status(struct pvmd *d, struct conn *c,
+		      const struct wire_hdr *h, int status);
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		 const uint8_t *payload);
 
