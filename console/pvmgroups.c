@@ -98,14 +98,13 @@ static int print_group(struct wire_rd *r, int argc, char **argv, char *found)
  * i32 n, n x {i32 instance, i32 tid}}.  Returns 0 or a PVM error. */
 static int list(int argc, char **argv, char *found)
 {
-	uint8_t *reply = NULL;
-	size_t len = 0;
-	int st = lpvm_priv_ctl(WIRE_TM_GS_LIST, NULL, 0, &reply, &len);
-	if (st < 0)
-		return st;
+	uint8_t *reply;
 	struct wire_rd r;
-	wire_rd_init(&r, reply, len);
-	st = wire_rd_i32(&r);
+	int st = lpvm_priv_ctl(WIRE_TM_GS_LIST, NULL, &r, &reply);
+	if (st < 0) {
+		free(reply);
+		return st;
+	}
 	int ng = wire_rd_count(&r, 12);
 	if (r.err)
 		st = PvmSysErr;

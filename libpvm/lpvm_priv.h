@@ -10,18 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 /*
- * One control request to our pvmd: enrolls if needed, sends control code
- * `code` (a WIRE_TM_* of proto/wire.h) with the raw payload `req` of
- * `reqlen` bytes (req may be NULL when reqlen is 0), and waits for the
- * reply, handling other traffic meanwhile.  On success returns 0 and
- * hands over the whole reply payload (status word first) in *reply /
- * *replylen, malloc'd, for the caller to free.  Returns a negative PVM
- * error code (PvmSysErr: no pvmd, PvmNoMem...) otherwise, without
- * reporting it.  Logs the call on stderr when PvmDebugMask is set.
+ * One control request to our pvmd, as libpvm3's own calls make them
+ * (lp_api_call): enrolls if needed, sends control code `code` (a WIRE_TM_*
+ * of proto/wire.h) with the payload `req` (NULL: none), waits for the
+ * reply and returns its status word (>= 0, or the PVM error the pvmd
+ * answered), with *rd reading the rest of the reply from *mem (malloc'd:
+ * the caller frees it, also after an error status).  A failure of the
+ * call itself (PvmSysErr: no pvmd, PvmNoMem, PvmBadMsg) comes back with
+ * *mem NULL.  Logs the call on stderr when PvmDebugMask is set.
  */
-int lpvm_priv_ctl(int code, const void *req, size_t reqlen, uint8_t **reply,
-		  size_t *replylen);
+int lpvm_priv_ctl(int code, const struct wire_wr *req, struct wire_rd *rd,
+		  uint8_t **mem);
 
 /*
  * Records an error of API function `fn` as libpvm3's own calls do: sets

@@ -13,43 +13,19 @@
 #include <string.h>
 #include <time.h>
 
-int lpvm_priv_ctl(int code, const void *req, size_t reqlen, uint8_t **reply,
-		  size_t *replylen)
+int lpvm_priv_ctl(int code, const struct wire_wr *req, struct wire_rd *rd,
+		  uint8_t **mem)
 {
-	if (!reply || !replylen || (reqlen && !req) || code <= 0 ||
-	    code >= WIRE_TM_MAX || reqlen > WIRE_MAX_CTRL)
+	*mem = NULL;
+	if (!rd || code <= 0 || code >= WIRE_TM_MAX)
 		return PvmBadParam;
-	*reply = NULL;
-	*replylen = 0;
-
 	int was = lp.enrolled;
 	int r = lp_enroll();
 	if (r < 0)
 		return r;
 	if (!was)
 		lp_api_sync();
-
-	/* lp_ctl_call takes a writer: lend it the caller's bytes (it only
-	 * reads them). */
-	struct wire_wr w = {.buf = (uint8_t *)req, .len = reqlen,
-			    .cap = reqlen, .err = 0};
-	r = lp_ctl_call(code, reqlen ? &w : NULL, reply, replylen);
-	if (r < 0) {
-		*reply = NULL;
-		*replylen = 0;
-	}
-	if (lp.debugmask) {
-		int status = r;
-		if (r == 0) {
-			struct wire_rd rd;
-			wire_rd_init(&rd, *reply, *replylen);
-			status = wire_rd_i32(&rd);
-			if (rd.err)
-				status = PvmBadMsg;
-		}
-		lp_api_debug_call(code, reqlen, status);
-	}
-	return r < 0 ? r : 0;
+	return lp_api_call(code, req, rd, mem);
 }
 
 unsigned lpvm_priv_gs_epoch(void)

@@ -139,23 +139,8 @@ static int call(int code, const char *group, int with_arg, int arg,
 	wire_wr_str(&w, group);
 	if (with_arg)
 		wire_wr_i32(&w, arg);
-	if (w.err) {
-		wire_wr_free(&w);
-		return PvmNoMem;
-	}
-	size_t len = 0;
-	*mem = NULL;
-	int r = lpvm_priv_ctl(code, w.buf, w.len, mem, &len);
+	int status = lpvm_priv_ctl(code, &w, rd, mem);
 	wire_wr_free(&w);
-	if (r < 0)
-		return r;
-	wire_rd_init(rd, *mem, len);
-	int status = wire_rd_i32(rd);
-	if (rd->err) {
-		free(*mem);
-		*mem = NULL;
-		return PvmBadMsg;
-	}
 	return status;
 }
 
