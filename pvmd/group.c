@@ -258,11 +258,7 @@ static void reply_to(struct pvmd *d, int tid, const struct wire_hdr *req,
 	struct task *t = task_find(d, tid);
 	if (!t || !t->conn)
 		return;
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, status);
-	conn_reply(d, t->conn, req, &w);
-	wire_wr_free(&w);
+	ctl_reply_status(d, t->conn, req, status);
 }
 
 static int sync_waiting(const struct gsync *s, int tid)

@@ -260,11 +260,7 @@ int ctl_mbox_put(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 				       : put(d, conn_task(c)->tid, name, index,
 					     flags, enc, data, len);
 	free(name);
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, st);
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
@@ -336,11 +332,7 @@ int ctl_mbox_del(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int st = !*name || index < 0 ? PvmBadParam
 				      : del(d, conn_task(c)->tid, name, index);
 	free(name);
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, st);
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
+	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
