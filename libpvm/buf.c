@@ -34,6 +34,8 @@ struct lp_buf *lp_buf_user(int bufid)
 	return b && !b->inqueue ? b : NULL;
 }
 
+static void lp_buf_free_struct(struct lp_buf *b);
+
 static int alloc_id(void)
 {
 	if (nfree > 0)
@@ -60,14 +62,39 @@ static int alloc_id(void)
 	return id;
 }
 
+/* ---- a pool of freed buffers ----
+ *
+ * A program that sends and receives small messages creates and frees a
+ * buffer per message; malloc and free then cost more than the message
+ * itself.  Freed buffers (the struct, with a body of at most POOL_BODY
+ * bytes kept attached) wait here for the next lp_buf_new.
+ */
+#define POOL_MAX 16
+#define POOL_BODY (64u << 10)
+
+static struct lp_buf *pool[POOL_MAX];
+static int npool;
+
 struct lp_buf *lp_buf_new(int enc)
 {
-	struct lp_buf *b = calloc(1, sizeof *b);
-	if (!b)
+	struct lp_buf *b;
+	if (npool > 0) {
+		b = pool[--npool];
+		uint8_t *data = b->data;
+		size_t cap = b->cap;
+		struct lp_seg *seg = b->seg;
+		int segcap = b->segcap;
+		memset(b, 0, sizeof *b);
+		b->data = data;
+		b->cap = cap;
+		b->seg = seg;
+		b->segcap = segcap;
+	} else if (!(b = calloc(1, sizeof *b))) {
 		return NULL;
+	}
 	int id = alloc_id();
 	if (id < 0) {
-		free(b);
+		lp_buf_free_struct(b);
 		return NULL;
 	}
 	b->id = id;
@@ -75,6 +102,22 @@ struct lp_buf *lp_buf_new(int enc)
 	b->src = lp_selftid;
 	tab[id] = b;
 	return b;
+}
+
+static void lp_buf_free_struct(struct lp_buf *b)
+{
+	for (int i = 0; i < b->nown; i++)
+		free(b->own[i]);
+	free(b->own);
+	b->own = NULL;
+	b->nown = b->owncap = 0;
+	if (npool < POOL_MAX && b->cap <= POOL_BODY) {
+		pool[npool++] = b;
+		return;
+	}
+	free(b->seg);
+	lp_mem_put(b->data, b->cap);
+	free(b);
 }
 
 void lp_buf_free(struct lp_buf *b)
@@ -87,12 +130,7 @@ void lp_buf_free(struct lp_buf *b)
 		lp_rbuf = 0;
 	tab[b->id] = NULL;
 	freeids[nfree++] = b->id; /* room: freeids has ntab slots */
-	for (int i = 0; i < b->nown; i++)
-		free(b->own[i]);
-	free(b->own);
-	free(b->seg);
-	lp_mem_put(b->data, b->cap);
-	free(b);
+	lp_buf_free_struct(b);
 }
 
 /* ---- reuse of large bodies ----
@@ -270,10 +308,13 @@ int pvm_initsend(int encoding)
 		/* keep the old body's memory (up to a limit): a program that
 		 * sends many messages of one size then packs without
 		 * reallocating, and without faulting fresh pages in */
-		if (old->data && old->cap <= REUSE_MAX && encoding != PvmDataInPlace) {
+		if (old->data && old->cap <= REUSE_MAX &&
+		    encoding != PvmDataInPlace && old->cap > b->cap) {
+			lp_mem_put(b->data, b->cap);
 			b->data = old->data;
 			b->cap = old->cap;
 			old->data = NULL;
+			old->cap = 0;
 		}
 		lp_buf_free(old);
 	}
