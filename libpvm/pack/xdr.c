@@ -1,8 +1,9 @@
 /*
- * xdr.c - the PvmDataDefault encoding: XDR through libtirpc, with
- * byte-swapping fast paths for the bulk types (int, uint, float, double,
- * cplx, dcplx).  pack_test checks on random data that the fast paths
- * give the same bytes as libtirpc.
+ * xdr.c - the PvmDataDefault encoding: XDR as libtirpc writes it.  On a
+ * little-endian host every type goes through byte-swapping fast paths
+ * (below) at memory speed; elsewhere through libtirpc itself.  xdr_test
+ * checks on random data that the fast paths give libtirpc's bytes and
+ * values, for every type, stride and length.
  *
  * long and ulong travel as 4-byte XDR ints (as the man page says);
  * lp_xdr_check refuses values that do not fit (PvmOverflow) and decoding
