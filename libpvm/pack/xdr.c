@@ -257,11 +257,14 @@ static inline uint32_t get32(const uint8_t *in)
 		memcpy(u + k * sizeof v, &v, sizeof v);                       \
 	}
 
+/* native C types, so that sizes follow the host (long: 4 or 8 bytes) */
 CONV(w32, uint32_t, v, w)
-CONV(short, int16_t, (uint32_t)(int32_t)v, (int16_t)w)
-CONV(ushort, uint16_t, (uint32_t)v, (uint16_t)w)
-CONV(long, int64_t, (uint32_t)v, (int64_t)(int32_t)w)
-CONV(ulong, uint64_t, (uint32_t)v, (uint64_t)w)
+CONV(short, short, (uint32_t)(int32_t)v, (short)(int32_t)w)
+CONV(ushort, unsigned short, (uint32_t)v, (unsigned short)w)
+CONV(long, long, (uint32_t)v, (long)(int32_t)w)
+CONV(ulong, unsigned long, (uint32_t)v, (unsigned long)w)
+_Static_assert(sizeof(int) == 4 && sizeof(float) == 4 && sizeof(double) == 8,
+	       "the fast paths move ints and floats as 4-byte words");
 
 /* 8-byte words: encoding and decoding are the same swap */
 static inline void swap_w64(uint8_t *to, const uint8_t *from, size_t k)
