@@ -26,3 +26,14 @@ bench-pingpong: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-pingpong.sh $(abs_top_builddir)
 bench-groups: bench/groups$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-groups.sh $(abs_top_builddir)
+
+# bench/xdr: pvm_pk*/pvm_upk* of large int and double arrays (Default and
+# Raw), ours against the reference (bench/run-xdr.sh).
+noinst_PROGRAMS += bench/xdr
+bench_xdr_SOURCES = bench/xdr.c
+bench_xdr_LDADD = libpvm/libpvm3.la
+bench_xdr_LDFLAGS = -no-install
+EXTRA_DIST += bench/run-xdr.sh bench/xdr-table.awk
+.PHONY: bench-xdr
+bench-xdr: bench/xdr$(EXEEXT) pvmd/pvmd$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-xdr.sh $(abs_top_builddir)

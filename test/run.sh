@@ -49,7 +49,8 @@ filter=()
 # C unit tests that print TAP (built by make check when their owners add them);
 # they test our library only, so not in a run against the reference.
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
-	for prog in "$abs_top_builddir"/libpvm/pack/pack_test; do
+	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
+		"$abs_top_builddir"/libpvm/pack/xdr_test; do
 		[ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"

@@ -1,8 +1,9 @@
 /*
- * xdr.c - the PvmDataDefault encoding: XDR through libtirpc, with
- * byte-swapping fast paths for the bulk types (int, uint, float, double,
- * cplx, dcplx).  pack_test checks on random data that the fast paths
- * give the same bytes as libtirpc.
+ * xdr.c - the PvmDataDefault encoding: XDR as libtirpc writes it.  On a
+ * little-endian host every type goes through byte-swapping fast paths
+ * (below) at memory speed; elsewhere through libtirpc itself.  xdr_test
+ * checks on random data that the fast paths give libtirpc's bytes and
+ * values, for every type, stride and length.
  *
  * long and ulong travel as 4-byte XDR ints (as the man page says);
  * lp_xdr_check refuses values that do not fit (PvmOverflow) and decoding
@@ -191,111 +192,167 @@ void lp_xdr_dec_tirpc(enum lp_type t, const uint8_t *in, void *p, int nitem,
 	}
 }
 
-/* ---- fast paths ---- */
-
-static void swap4(enum xdr_op op, uint8_t *x, char *p, size_t nw, int stride,
-		  size_t is)
-{
-	/* nw 4-byte words; words per item = is / 4 */
-	size_t per = is / 4;
-	if (stride == 1) { /* contiguous: one simple loop the compiler
-			    * vectorizes */
-		uint8_t *u = (uint8_t *)p;
-		const uint8_t *from = op == XDR_ENCODE ? u : x;
-		uint8_t *to = op == XDR_ENCODE ? x : u;
-		for (size_t w = 0; w < nw; w++) {
-			uint32_t v;
-			memcpy(&v, from + 4 * w, 4);
-			v = __builtin_bswap32(v);
-			memcpy(to + 4 * w, &v, 4);
-		}
-		return;
-	}
-	for (size_t i = 0, w = 0; w < nw; i++) {
-		char *q = (char *)item(p, (int)i, stride, is);
-		for (size_t k = 0; k < per; k++, w++) {
-			uint32_t v;
-			if (op == XDR_ENCODE) {
-				memcpy(&v, q + 4 * k, 4);
-				v = __builtin_bswap32(v);
-				memcpy(x + 4 * w, &v, 4);
-			} else {
-				memcpy(&v, x + 4 * w, 4);
-				v = __builtin_bswap32(v);
-				memcpy(q + 4 * k, &v, 4);
-			}
-		}
-	}
-}
-
-static void swap8(enum xdr_op op, uint8_t *x, char *p, size_t nw, int stride,
-		  size_t is)
-{
-	size_t per = is / 8;
-	if (stride == 1) {
-		uint8_t *u = (uint8_t *)p;
-		const uint8_t *from = op == XDR_ENCODE ? u : x;
-		uint8_t *to = op == XDR_ENCODE ? x : u;
-		for (size_t w = 0; w < nw; w++) {
-			uint64_t v;
-			memcpy(&v, from + 8 * w, 8);
-			v = __builtin_bswap64(v);
-			memcpy(to + 8 * w, &v, 8);
-		}
-		return;
-	}
-	for (size_t i = 0, w = 0; w < nw; i++) {
-		char *q = (char *)item(p, (int)i, stride, is);
-		for (size_t k = 0; k < per; k++, w++) {
-			uint64_t v;
-			if (op == XDR_ENCODE) {
-				memcpy(&v, q + 8 * k, 8);
-				v = __builtin_bswap64(v);
-				memcpy(x + 8 * w, &v, 8);
-			} else {
-				memcpy(&v, x + 8 * w, 8);
-				v = __builtin_bswap64(v);
-				memcpy(q + 8 * k, &v, 8);
-			}
-		}
-	}
-}
-
-/* The fast paths assume a little-endian host with IEEE floats, which is
- * what LP_DSIG describes; elsewhere everything goes through libtirpc. */
+/* ---- fast paths ----
+ *
+ * The same conversions without libtirpc, for a little-endian host with
+ * IEEE floats (what LP_DSIG describes; elsewhere everything goes through
+ * libtirpc).  Per XDR word, encoding is: load the native item, widen or
+ * narrow it to the XDR unit (short/ushort/long/ulong: a 4-byte int, as
+ * libtirpc's xdr_short or xdr_int would), swap its bytes, store;
+ * decoding the reverse.  float and double are their IEEE bits (libtirpc
+ * copies them: NaN payloads and -0.0 survive).
+ *
+ * Contiguous arrays go through kernels that gcc vectorises: a loop over
+ * blocks of a fixed number of items (its -O2 cost model vectorises only
+ * loops whose trip count is a multiple of the vector length), restrict
+ * pointers (no alias checks), memcpy loads and stores (no alignment
+ * assumed: a double may sit at 4 mod 8 in the buffer).  A byte swap of a
+ * vector needs a byte shuffle, which baseline x86-64 (SSE2) lacks, so on
+ * x86-64 each kernel is also compiled for AVX2 and picked at load time
+ * (target_clones); the baseline clone swaps one word at a time.
+ */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define LP_FAST 1
 #else
 #define LP_FAST 0
 #endif
 
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define LP_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef LP_CLONES
+#define LP_CLONES
+#endif
+
+#define BLK 32 /* items per block: a multiple of any vector length */
+
+static inline void put32(uint8_t *o, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(o, &v, 4);
+}
+
+static inline uint32_t get32(const uint8_t *in)
+{
+	uint32_t v;
+	memcpy(&v, in, 4);
+	return __builtin_bswap32(v);
+}
+
+/* One word k of an array: enc_X(xdr out, native in, k) and
+ * dec_X(native out, xdr in, k). */
+#define CONV(X, NT, WIDEN, NARROW)                                            \
+	static inline void enc_##X(uint8_t *o, const uint8_t *u, size_t k)    \
+	{                                                                     \
+		NT v;                                                         \
+		memcpy(&v, u + k * sizeof v, sizeof v);                       \
+		put32(o + 4 * k, WIDEN);                                      \
+	}                                                                     \
+	static inline void dec_##X(uint8_t *u, const uint8_t *o, size_t k)    \
+	{                                                                     \
+		uint32_t w = get32(o + 4 * k);                                \
+		NT v = NARROW;                                                \
+		memcpy(u + k * sizeof v, &v, sizeof v);                       \
+	}
+
+/* native C types, so that sizes follow the host (long: 4 or 8 bytes) */
+CONV(w32, uint32_t, v, w)
+CONV(short, short, (uint32_t)(int32_t)v, (short)(int32_t)w)
+CONV(ushort, unsigned short, (uint32_t)v, (unsigned short)w)
+CONV(long, long, (uint32_t)v, (long)(int32_t)w)
+CONV(ulong, unsigned long, (uint32_t)v, (unsigned long)w)
+_Static_assert(sizeof(int) == 4 && sizeof(float) == 4 && sizeof(double) == 8,
+	       "the fast paths move ints and floats as 4-byte words");
+
+/* 8-byte words: encoding and decoding are the same swap */
+static inline void swap_w64(uint8_t *to, const uint8_t *from, size_t k)
+{
+	uint64_t v;
+	memcpy(&v, from + 8 * k, 8);
+	v = __builtin_bswap64(v);
+	memcpy(to + 8 * k, &v, 8);
+}
+
+/* The contiguous kernel NAME applies STEP to words 0..n-1. */
+#define KERNEL(NAME, STEP)                                                    \
+	static LP_CLONES void NAME(uint8_t *restrict to,                      \
+				   const uint8_t *restrict from, size_t n)    \
+	{                                                                     \
+		size_t w = 0;                                                 \
+		for (; n - w >= BLK; w += BLK)                                \
+			for (size_t k = 0; k < BLK; k++)                      \
+				STEP(to, from, w + k);                        \
+		for (; w < n; w++)                                            \
+			STEP(to, from, w);                                    \
+	}
+
+KERNEL(kenc_w32, enc_w32)
+KERNEL(kdec_w32, dec_w32)
+KERNEL(kswap_w64, swap_w64)
+KERNEL(kenc_short, enc_short)
+KERNEL(kdec_short, dec_short)
+KERNEL(kenc_ushort, enc_ushort)
+KERNEL(kdec_ushort, dec_ushort)
+KERNEL(kenc_long, enc_long)
+KERNEL(kdec_long, dec_long)
+KERNEL(kenc_ulong, enc_ulong)
+KERNEL(kdec_ulong, dec_ulong)
+
+typedef void kernel_fn(uint8_t *restrict, const uint8_t *restrict, size_t);
+typedef void step_fn(uint8_t *, const uint8_t *, size_t);
+
+/* Per type: the kernels, the steps and the words of one item. */
+static const struct fastconv {
+	kernel_fn *kenc, *kdec;
+	step_fn *enc, *dec;
+	unsigned words;
+} fastconv[LP_NTYPES] = {
+	[LP_SHORT] = {kenc_short, kdec_short, enc_short, dec_short, 1},
+	[LP_USHORT] = {kenc_ushort, kdec_ushort, enc_ushort, dec_ushort, 1},
+	[LP_INT] = {kenc_w32, kdec_w32, enc_w32, dec_w32, 1},
+	[LP_UINT] = {kenc_w32, kdec_w32, enc_w32, dec_w32, 1},
+	[LP_LONG] = {kenc_long, kdec_long, enc_long, dec_long, 1},
+	[LP_ULONG] = {kenc_ulong, kdec_ulong, enc_ulong, dec_ulong, 1},
+	[LP_FLOAT] = {kenc_w32, kdec_w32, enc_w32, dec_w32, 1},
+	[LP_DOUBLE] = {kswap_w64, kswap_w64, swap_w64, swap_w64, 1},
+	[LP_CPLX] = {kenc_w32, kdec_w32, enc_w32, dec_w32, 2},
+	[LP_DCPLX] = {kswap_w64, kswap_w64, swap_w64, swap_w64, 2},
+};
+
 static int fast(enum xdr_op op, enum lp_type t, uint8_t *x, char *p,
 		int nitem, int stride)
 {
 	if (!LP_FAST)
 		return 0;
-	size_t n = (size_t)nitem;
-	switch (t) {
-	case LP_INT:
-	case LP_UINT:
-	case LP_FLOAT:
-		swap4(op, x, p, n, stride, 4);
-		return 1;
-	case LP_CPLX:
-		swap4(op, x, p, 2 * n, stride, 8);
-		return 1;
-	case LP_DOUBLE:
-		swap8(op, x, p, n, stride, 8);
-		return 1;
-	case LP_DCPLX:
-		swap8(op, x, p, 2 * n, stride, 16);
-		return 1;
-	case LP_BYTE:
+	if (t == LP_BYTE) {
 		opaque(op, x, p, nitem, stride);
 		return 1;
-	default:
-		return 0;
 	}
+	const struct fastconv *c = &fastconv[t];
+	if (!c->kenc)
+		return 0;
+	size_t n = (size_t)nitem;
+	if (stride == 1) {
+		if (op == XDR_ENCODE)
+			c->kenc(x, (const uint8_t *)p, n * c->words);
+		else
+			c->kdec((uint8_t *)p, x, n * c->words);
+		return 1;
+	}
+	/* strided: item by item */
+	size_t is = lp_type_size[t], xs = xitem(t);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *q = (uint8_t *)item(p, (int)i, stride, is);
+		for (unsigned k = 0; k < c->words; k++) {
+			if (op == XDR_ENCODE)
+				c->enc(x + i * xs, q, k);
+			else
+				c->dec(q, x + i * xs, k);
+		}
+	}
+	return 1;
 }
 
 void lp_xdr_enc(enum lp_type t, uint8_t *out, const void *p, int nitem,
