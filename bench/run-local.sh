@@ -119,9 +119,9 @@ showlog() { # label: the end of the pvmd logs under $work/label-tmp
 		[ -f "$f" ] && { echo "--- end of $f:"; tail -n 20 "$f"; } >&2
 	done
 }
-# pvm SYSTEM ENVARRAY BIN ROUTE LOGLABEL: the three pingpong runs of a PVM system
+# pvm_runs SYSTEM ENVARRAY BIN ROUTE LABEL: the three pingpong runs of a PVM system
 pvm_runs() {
-	local sys=$1 envname=$2[@] bin=$3 route=$4 label=$5 args
+	local sys=$1 envname="$2[@]" bin=$3 route=$4 label=$5 args
 	for args in "-m psend" "-m Raw -z 8" "-m Default -z 1048576"; do
 		# shellcheck disable=SC2086 # args is a list of options
 		timeout 300 "${!envname}" "$bin" -q -t "$secs" -n "$maxreps" -r "$route" $args \

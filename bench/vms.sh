@@ -40,7 +40,7 @@ start_ref_vm() {
 # the array named ENVARRAY (default ours_env), whose PVM_TMP must be
 # $work/LABEL-tmp with LABEL starting with "ours" (so vms_cleanup finds it).
 start_our_vm() {
-	local envname=${1:-ours_env}[@] label=${2:-ours}
+	local envname="${1:-ours_env}[@]" label=${2:-ours}
 	# Our pvmd detaches by itself and exits 0 once it serves.
 	"${!envname}" "$ours_pvmd" </dev/null >"$work/$label-pvmd.out" 2>&1 ||
 		{ cat "$work/$label-pvmd.out" >&2; fail "our pvmd did not start ($ours_pvmd)"; }
@@ -63,7 +63,7 @@ ref_build() {
 
 # lib_of ENVARRAY BIN LIB: the path of LIB that BIN loads in that environment.
 lib_of() {
-	local envname=$1[@]
+	local envname="$1[@]"
 	"${!envname}" ldd "$2" 2>/dev/null | awk -v lib="$3" '$1 == lib { print $3 }'
 }
 
