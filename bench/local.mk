@@ -37,3 +37,16 @@ EXTRA_DIST += bench/run-xdr.sh bench/xdr-table.awk
 .PHONY: bench-xdr
 bench-xdr: bench/xdr$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-xdr.sh $(abs_top_builddir)
+
+# Issue 6, one host: "make bench-local" runs ours (default route, and
+# PVM_SHM=0), the reference, Open MPI, MPICH and memcpy in one run
+# (bench/run-local.sh, see bench/README.md).  The MPI twin of pingpong,
+# bench/pingpong_mpi.c, is built by that script with mpicc.openmpi and
+# mpicc.mpich when they are installed, never by "make": CI needs no MPI.
+noinst_PROGRAMS += bench/memcpy
+bench_memcpy_SOURCES = bench/memcpy.c
+EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/pingpong_mpi.c \
+	bench/RESULTS.md
+.PHONY: bench-local
+bench-local: bench/pingpong$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-local.sh $(abs_top_builddir)

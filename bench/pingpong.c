@@ -8,12 +8,15 @@
  *   pingpong [-t secs] [-n maxreps] [-s path] [-r routes] [-m methods]
  *            [-z sizes] [-q]
  *                                   master: spawns its partner, prints results
- *   pingpong echo pvmd|direct       partner (spawned by the master)
+ *   pingpong echo pvmd|direct|default   partner (spawned by the master)
  *
  * -r and -m take comma-separated lists (pvmd,direct and
  * psend,Raw,InPlace,Default; default: all) so a driver can interleave runs
  * of two builds cell group by cell group; -z replaces the sizes (bytes,
- * multiples of 4 up to 16 MiB); -q leaves out the header lines.
+ * multiples of 4 up to 16 MiB); -q leaves out the header lines.  The route
+ * "default" (only when asked for with -r) leaves PvmRoute as the library
+ * sets it at start-up in both tasks: the route the library picks by itself.
+ * Message buffers are page-aligned.
  *
  * For each route (through the pvmds, then PvmRouteDirect), each method
  * (psend/precv, pack+send in PvmDataRaw, PvmDataInPlace and PvmDataDefault)
@@ -124,12 +127,13 @@ static int recv_one(int method, int tid, int want, char *buf, int size)
 static int echo_main(const char *route)
 {
 	int parent = pvm_parent();
-	char *buf = malloc(MAXSIZE);
+	char *buf = aligned_alloc(4096, MAXSIZE);
 	int cmd[3], cc;
 
 	if (parent < 0 || !buf)
 		die("partner start", parent);
-	pvm_setopt(PvmRoute, strcmp(route, "direct") == 0 ? PvmRouteDirect : PvmDontRoute);
+	if (strcmp(route, "default") != 0)
+		pvm_setopt(PvmRoute, strcmp(route, "direct") == 0 ? PvmRouteDirect : PvmDontRoute);
 	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_send(parent, TAG_READY)) < 0)
 		die("partner ready", cc);
 	for (;;) {
@@ -313,8 +317,9 @@ static int select_sizes(char *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pingpong [-t secs-per-cell] [-n maxreps] [-s partner-path]\n"
-			"                [-r pvmd,direct] [-m psend,Raw,InPlace,Default] [-z bytes,...] [-q]\n"
-			"       pingpong echo pvmd|direct   (the partner; spawned by the master)\n");
+			"                [-r pvmd,direct,default] [-m psend,Raw,InPlace,Default]\n"
+			"                [-z bytes,...] [-q]\n"
+			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n");
 	exit(2);
 }
 
@@ -323,11 +328,12 @@ int main(int argc, char **argv)
 	char self[4096];
 	const char *path = NULL;
 	struct ctx c = { .maxreps = 3000, .budget_us = 0.5e6 };
-	static const char *const routes[] = { "pvmd", "direct" };
-	int use_route[2] = { 1, 1 }, use_method[M_COUNT] = { 1, 1, 1, 1 };
+	static const char *const routes[] = { "pvmd", "direct", "default" };
+	int use_route[3] = { 1, 1, 0 }, use_method[M_COUNT] = { 1, 1, 1, 1 };
 	int opt, quiet = 0;
 
-	if (argc == 3 && strcmp(argv[1], "echo") == 0)
+	if (argc == 3 && strcmp(argv[1], "echo") == 0 &&
+	    (!strcmp(argv[2], "pvmd") || !strcmp(argv[2], "direct") || !strcmp(argv[2], "default")))
 		return echo_main(argv[2]);
 	while ((opt = getopt(argc, argv, "t:n:s:r:m:z:q")) != -1) {
 		switch (opt) {
@@ -336,7 +342,7 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'r':
-			if (select_names(optarg, routes, 2, use_route) < 0)
+			if (select_names(optarg, routes, 3, use_route) < 0)
 				usage();
 			break;
 		case 'm':
@@ -365,8 +371,9 @@ int main(int argc, char **argv)
 	int mytid = pvm_mytid();
 	if (mytid < 0)
 		die("pvm_mytid (is a pvmd running?)", mytid);
-	c.out = malloc(MAXSIZE);
-	c.in = malloc(MAXSIZE);
+	int route0 = pvm_getopt(PvmRoute); /* the library's own choice */
+	c.out = aligned_alloc(4096, MAXSIZE);
+	c.in = aligned_alloc(4096, MAXSIZE);
 	c.times = malloc(sizeof *c.times * (c.maxreps > WARMUP ? c.maxreps : WARMUP));
 	if (!c.out || !c.in || !c.times)
 		die("malloc", 0);
@@ -378,10 +385,10 @@ int main(int argc, char **argv)
 		       path, pvm_version());
 		printf("# route  method      bytes   reps  half_rtt_us       MB/s\n");
 	}
-	for (int r = 0; r < 2; r++) {
+	for (int r = 0; r < 3; r++) {
 		if (!use_route[r])
 			continue;
-		pvm_setopt(PvmRoute, r ? PvmRouteDirect : PvmDontRoute);
+		pvm_setopt(PvmRoute, r == 0 ? PvmDontRoute : r == 1 ? PvmRouteDirect : route0);
 		c.tid = spawn_partner(path, routes[r]);
 		for (int m = 0; m < M_COUNT; m++) {
 			if (!use_method[m])

@@ -55,20 +55,9 @@ trap vms_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- build the reference binary from the same source ---------------------
-# A private copy of Debian's header, so a pvm3.h in /usr/local/include
-# cannot be picked up; rpath so a libpvm3 in /usr/local/lib cannot either.
-cp /usr/include/pvm3.h "$work/refinc/"
 ref_bin=$work/pingpong-ref
-"${CC:-gcc}" -std=gnu11 -O2 -I"$work/refinc" -o "$ref_bin" "$srcdir/pingpong.c" \
-	-L"$ref_libdir" -Wl,--disable-new-dtags,-rpath,"$ref_libdir" -lpvm3 ||
-	fail "cannot build pingpong against the reference"
-
-libof() { "$@" 2>/dev/null | awk '$1 == "libpvm3.so.3" { print $3 }'; }
-ours_lib=$(libof "${ours_env[@]}" ldd "$ours_bin")
-ref_lib=$(libof "${ref_env[@]}" ldd "$ref_bin")
-case "$ours_lib" in "$builddir"/*) ;; *) fail "our pingpong loads '$ours_lib', not the build tree's";; esac
-case "$ref_lib" in "$ref_libdir"/*|/lib/x86_64-linux-gnu/*) ;;
-	*) fail "the reference pingpong loads '$ref_lib', not Debian's";; esac
+ref_build "$ref_bin" "$srcdir/pingpong.c" -lpvm3
+check_pingpong_libs "$ours_bin" "$ref_bin"
 
 # --- start both virtual machines ------------------------------------------
 start_ref_vm

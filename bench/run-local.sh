@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# run-local.sh - issue 6's one-host comparison in one run: our pingpong
+# (the route our library picks by default, and with PVM_SHM=0 its fastest
+# route without shared memory), the Debian PVM 3.4.6 reference (its faster
+# route, PvmRouteDirect), Open MPI and MPICH (bench/pingpong_mpi.c) and one
+# memcpy (bench/memcpy.c); prints medians and the ratios issue 6 targets.
+#
+#   bench/run-local.sh [BUILDDIR]          ("make bench-local" runs it)
+#
+# BUILDDIR is the configured build tree (default: the current directory);
+# it must hold bench/pingpong, bench/memcpy and pvmd/pvmd.  The reference
+# binary is built here from the same pingpong.c (as run-pingpong.sh does),
+# the MPI twin with mpicc.openmpi and mpicc.mpich if they are installed (a
+# missing MPI is left out of the table and its targets show "no data").
+#
+# Systems (columns of the table):
+#   ours     bench/pingpong -r default: PvmRoute as our library sets it
+#   noshm    the same with PVM_SHM=0 (exported to the partner, and set for
+#            its own pvmd) and -r direct: our fastest route without the
+#            shared-memory transport
+#   ref      the reference's pingpong, -r direct
+#   openmpi  mpirun.openmpi --allow-run-as-root -np 2 --mca pml ob1 --mca btl self,vader
+#   mpich    mpirun.mpich -np 2
+#   memcpy   bench/memcpy: one page-aligned copy, cache-cold at 16 MiB
+# The PVM systems run psend/precv at all sizes, Raw send/recv at 8 B and
+# PvmDataDefault at 1 MiB (the rows the targets name).  Each round runs
+# every system once, starting with a different one each round, so a change
+# in background load hits all alike; the table shows, per cell, the median
+# over the rounds of each round's median.
+#
+# Environment: BENCH_ROUNDS   rounds (default 3)
+#              BENCH_SECS     time budget per cell, system and round (default 0.2 s)
+#              BENCH_MAXREPS  cap on timed round trips per cell (default 3000)
+#              BENCH_SYSTEMS  the systems to run (default: all six above)
+set -euo pipefail
+
+srcdir=$(cd "$(dirname "$0")" && pwd)
+builddir=$(cd "${1:-.}" && pwd)
+ours_bin=$builddir/bench/pingpong
+memcpy_bin=$builddir/bench/memcpy
+ours_pvmd=$builddir/pvmd/pvmd
+ref_pvm=/usr/bin/pvm
+ref_libdir=/usr/lib/x86_64-linux-gnu
+rounds=${BENCH_ROUNDS:-3}
+secs=${BENCH_SECS:-0.2}
+maxreps=${BENCH_MAXREPS:-3000}
+read -ra systems <<<"${BENCH_SYSTEMS:-ours noshm ref openmpi mpich memcpy}"
+
+fail() { echo "run-local: $*" >&2; exit 1; }
+
+[ -x "$ours_bin" ] || fail "$ours_bin not built (run make first)"
+[ -x "$memcpy_bin" ] || fail "$memcpy_bin not built (run make first)"
+[ -x "$ours_pvmd" ] || fail "$ours_pvmd not built (run make first)"
+[ -x "$ref_pvm" ] && [ -e /usr/include/pvm3.h ] && [ -e "$ref_libdir/libpvm3.so" ] ||
+	fail "the reference is missing: apt-get install pvm pvm-dev"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pvm-bench-local.XXXXXX")
+ours_vmid=bench-local-ours-$$
+ref_vmid=bench-local-ref-$$
+mkdir -m 700 "$work/ours-tmp" "$work/ours-noshm-tmp" "$work/ref-tmp"
+
+# Environments.  None inherits LD_LIBRARY_PATH: our binary finds its
+# library through libtool's rpath, the reference's through the rpath
+# ref_build sets.
+ours_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT -u PVM_EXPORT -u PVM_SHM
+	PVM_VMID="$ours_vmid" PVM_TMP="$work/ours-tmp" PVM_PVMD="$ours_pvmd")
+noshm_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT PVM_SHM=0 PVM_EXPORT=PVM_SHM
+	PVM_VMID="$ours_vmid-noshm" PVM_TMP="$work/ours-noshm-tmp" PVM_PVMD="$ours_pvmd")
+ref_env=(env -u LD_LIBRARY_PATH -u PVM_PVMD -u PVM_EXPORT PVM_ROOT=/usr/lib/pvm3
+	PVM_ALLOW_ROOT=1 PVM_VMID="$ref_vmid" PVM_TMP="$work/ref-tmp")
+openmpi_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+openmpi_run=(mpirun.openmpi --allow-run-as-root -np 2 --mca pml ob1 --mca btl self,vader)
+mpich_run=(mpirun.mpich -np 2)
+
+. "$(dirname "$0")/vms.sh"
+trap vms_cleanup EXIT
+trap 'exit 130' INT TERM
+
+has() { local s; for s in "${systems[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+
+# --- builds -----------------------------------------------------------------
+ref_bin=$work/pingpong-ref
+ref_build "$ref_bin" "$srcdir/pingpong.c" -lpvm3
+check_pingpong_libs "$ours_bin" "$ref_bin"
+
+# The MPI twin, once per MPI; an MPI that is not installed is dropped.
+kept=()
+for s in "${systems[@]}"; do
+	case $s in
+	openmpi|mpich)
+		if command -v "mpicc.$s" >/dev/null && command -v "mpirun.$s" >/dev/null; then
+			"mpicc.$s" -std=gnu11 -O2 -o "$work/pingpong_mpi-$s" "$srcdir/pingpong_mpi.c" ||
+				fail "cannot build pingpong_mpi.c with mpicc.$s"
+		else
+			echo "run-local: $s is not installed (apt-get install openmpi-bin" \
+				"libopenmpi-dev mpich libmpich-dev): left out" >&2
+			continue
+		fi ;;
+	ours|noshm|ref|memcpy) ;;
+	*) fail "unknown system '$s' in BENCH_SYSTEMS" ;;
+	esac
+	kept+=("$s")
+done
+systems=("${kept[@]}")
+
+# --- virtual machines ---------------------------------------------------------
+if has ref; then start_ref_vm; fi
+if has ours; then start_our_vm; fi
+if has noshm; then start_our_vm noshm_env ours-noshm; fi
+
+echo "local: ours $ours_lib, reference $ref_lib"
+echo "host: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+	"$rounds rounds, $secs s per cell and round, at most $maxreps round trips;" \
+	"systems: ${systems[*]}"
+
+showlog() { # label: the end of the pvmd logs under $work/label-tmp
+	local f
+	for f in "$work/$1"-tmp/pvm.*/pvmd.log "$work/$1"-tmp/pvml.*; do
+		[ -f "$f" ] && { echo "--- end of $f:"; tail -n 20 "$f"; } >&2
+	done
+}
+# pvm_runs SYSTEM ENVARRAY BIN ROUTE LABEL: the three pingpong runs of a PVM system
+pvm_runs() {
+	local sys=$1 envname="$2[@]" bin=$3 route=$4 label=$5 args
+	for args in "-m psend" "-m Raw -z 8" "-m Default -z 1048576"; do
+		# shellcheck disable=SC2086 # args is a list of options
+		timeout 300 "${!envname}" "$bin" -q -t "$secs" -n "$maxreps" -r "$route" $args \
+			>>"$work/$sys.txt" 2>>"$work/$sys.err" ||
+			{ cat "$work/$sys.err" >&2; showlog "$label"; fail "$sys pingpong failed ($args)"; }
+	done
+}
+mpi_run() { # SYSTEM command...
+	local sys=$1
+	shift
+	timeout 300 "$@" "$work/pingpong_mpi-$sys" -q -t "$secs" -n "$maxreps" \
+		>>"$work/$sys.txt" 2>>"$work/$sys.err" </dev/null ||
+		{ cat "$work/$sys.err" >&2; fail "$sys pingpong_mpi failed"; }
+}
+run() { # system
+	case $1 in
+	ours) pvm_runs ours ours_env "$ours_bin" default ours ;;
+	noshm) pvm_runs noshm noshm_env "$ours_bin" direct ours-noshm ;;
+	ref) pvm_runs ref ref_env "$ref_bin" direct ref ;;
+	openmpi) mpi_run openmpi "${openmpi_env[@]}" "${openmpi_run[@]}" ;;
+	mpich) mpi_run mpich "${mpich_run[@]}" ;;
+	memcpy)
+		timeout 300 "$memcpy_bin" -q -t "$secs" -n "$maxreps" >>"$work/memcpy.txt" ||
+			fail "memcpy failed" ;;
+	esac
+}
+
+files=()
+for s in "${systems[@]}"; do : >"$work/$s.txt"; files+=("$work/$s.txt"); done
+n=${#systems[@]}
+start=$(date +%s)
+for round in $(seq "$rounds"); do
+	for i in $(seq 0 $((n - 1))); do
+		run "${systems[$(((i + round - 1) % n))]}"
+	done
+	echo "round $round done ($(( $(date +%s) - start )) s)"
+done
+
+echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
+awk -f "$srcdir/local-table.awk" "${files[@]}"
