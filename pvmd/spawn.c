@@ -257,16 +257,80 @@ fail:
 	return 127;
 }
 
+/*
+ * Descriptors: each task costs the pvmd two, its output pipe and its
+ * connection, but the connection comes later, from the task.  So that a
+ * pvmd near its RLIMIT_NOFILE refuses spawns (PvmOutOfRes) rather than
+ * start tasks it then cannot accept, a spawn also sets aside one
+ * descriptor per task that has not connected yet; each accepted
+ * connection gives one back (spawn_fd_release), before the accept when
+ * it would fail for want of one.  Each spawn trims the set to the tasks
+ * still unconnected (some die first).  FD_MARGIN descriptors are left for
+ * consoles and tasks that were not spawned.
+ */
+#define FD_MARGIN 16
+
+static int *resv;               /* the descriptors set aside */
+static size_t nresv, capresv;
+static int resv_src = -1;       /* /dev/null, duplicated into resv */
+
+int spawn_fd_release(struct pvmd *d)
+{
+	(void)d;
+	if (!nresv)
+		return 0;
+	close(resv[--nresv]);
+	return 1;
+}
+
+static size_t unconnected(const struct pvmd *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		const struct task *t = d->tasks.slots[i].val;
+		n += d->tasks.slots[i].key && (t->flags & TASK_F_SPAWNED) &&
+		     !t->conn;
+	}
+	return n;
+}
+
+/* Sets one descriptor aside for a task about to start: 0, or -1 when the
+ * pvmd is (nearly) out of them. */
+static int fd_reserve(rlim_t limit)
+{
+	if (nresv == capresv) {
+		size_t cap = capresv ? 2 * capresv : 64;
+		int *v = realloc(resv, cap * sizeof *v);
+		if (!v)
+			return -1;
+		resv = v;
+		capresv = cap;
+	}
+	if (resv_src < 0 &&
+	    (resv_src = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	int fd = fcntl(resv_src, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* the lowest free descriptor: all below are taken, so fewer than
+	 * limit - fd are left */
+	if ((rlim_t)fd + FD_MARGIN >= limit) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	resv[nresv++] = fd;
+	return 0;
+}
+
 /* Starts one copy for task t.  Returns 0, or a PVM error code. */
 static int start_one(struct pvmd *d, struct task *t, const char *path,
 		     const struct spawn_req *q, const struct spawn_opts *o,
 		     int ptid)
 {
 	int outp[2];
-	if (pipe2(outp, O_CLOEXEC) < 0) {
-		plog(PL_ERR, "spawn: pipe: %s", strerror(errno));
+	if (pipe2(outp, O_CLOEXEC) < 0)
 		return errno == ENOMEM ? PvmNoMem : PvmOutOfRes;
-	}
 	/* under PvmTaskDebug: debugger program args... (man 3 pvm_spawn) */
 	char **argv = calloc((size_t)q->argc + 3, sizeof *argv);
 	char **env = child_env(q, t->tid);
@@ -421,8 +485,26 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 	sibs->refs = 0;
 	sibs->n = 0;
 
+	/* what is set aside for tasks that have connected since is free */
+	size_t want = unconnected(d);
+	while (nresv > want)
+		close(resv[--nresv]);
+	struct rlimit rl;
+	rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		       rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : (rlim_t)1 << 30;
+
 	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
+	int short_of_fds = 0;
 	for (int i = 0; i < q->count; i++) {
+		if (short_of_fds || fd_reserve(limit) < 0) {
+			if (!short_of_fds++)
+				plog(PL_ERR, "t%x: spawn %s: out of descriptors "
+				     "(%s): %d of %d not started", parent->tid,
+				     q->file, strerror(errno), q->count - i,
+				     q->count);
+			tids[i] = PvmOutOfRes;
+			continue;
+		}
 		struct task *t = task_new(d);
 		if (!t) {
 			tids[i] = PvmOutOfRes;
@@ -447,6 +529,14 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		if (st < 0) {
 			discard(d, t);
 			tids[i] = st;
+			if (nresv)
+				close(resv[--nresv]);
+			/* no descriptors or processes left: the rest fail too */
+			if (st == PvmOutOfRes && !short_of_fds++)
+				plog(PL_ERR, "t%x: spawn %s: out of resources "
+				     "(descriptors or processes): %d of %d not "
+				     "started", parent->tid, q->file,
+				     q->count - i, q->count);
 			continue;
 		}
 		tids[i] = t->tid;
