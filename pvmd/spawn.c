@@ -196,9 +196,12 @@ struct child_args {
 	const struct pvmd *d;
 	char **argv, **env;
 	const char *dir;
+	int null;               /* /dev/null for its stdin, or -1 */
 	int outw;               /* its stdout and stderr */
 	int err;                /* set by the child: why the exec failed */
 };
+
+static int resv_src = -1; /* /dev/null: children's stdin, copied into resv */
 
 #define CHILD_STACK (64u << 10)
 static _Alignas(64) unsigned char child_stack[CHILD_STACK];
@@ -217,10 +220,14 @@ static int child_main(void *arg)
 	sigemptyset(&none);
 	/* Its own process group, so that a halt also stops what it starts. */
 	setpgid(0, 0);
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0 && null != 0) {
-		dup2(null, 0);
-		close(null);
+	if (a->null >= 0) {
+		dup2(a->null, 0);
+	} else {
+		int null = open("/dev/null", O_RDONLY);
+		if (null > 0) {
+			dup2(null, 0);
+			close(null);
+		}
 	}
 	if (dup2(a->outw, 1) < 0 || dup2(a->outw, 2) < 0)
 		goto fail;
@@ -272,7 +279,6 @@ fail:
 
 static int *resv;               /* the descriptors set aside */
 static size_t nresv, capresv;
-static int resv_src = -1;       /* /dev/null, duplicated into resv */
 
 int spawn_fd_release(struct pvmd *d)
 {
@@ -345,7 +351,8 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 		argv[k++] = q->argv[i];
 
 	struct child_args a = {.d = d, .argv = argv, .env = env,
-			       .dir = o->dir, .outw = outp[1]};
+			       .dir = o->dir, .null = resv_src,
+			       .outw = outp[1]};
 	pid_t pid = clone(child_main, child_stack + CHILD_STACK,
 			  CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	if (pid < 0) {
