@@ -77,7 +77,9 @@ done
 med() { awk '{ print $5 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ours=$(med "$work/ours.txt")
 ref=$(med "$work/ref.txt")
-printf '%-10s %12s %14s\n' system "spawn ${ntasks} (us)" "per task (us)"
-printf '%-10s %12.0f %14.0f\n' ours "$ours" "$(echo "$ours / $ntasks" | bc -l)"
-printf '%-10s %12.0f %14.0f\n' reference "$ref" "$(echo "$ref / $ntasks" | bc -l)"
-printf 'ours / reference = %.3f (target: at most 0.25)\n' "$(echo "$ours / $ref" | bc -l)"
+awk -v o="$ours" -v r="$ref" -v n="$ntasks" 'BEGIN {
+	printf "%-10s %12s %14s\n", "system", "spawn " n " (us)", "per task (us)"
+	printf "%-10s %12.0f %14.0f\n", "ours", o, o / n
+	printf "%-10s %12.0f %14.0f\n", "reference", r, r / n
+	printf "ours / reference = %.3f (target: at most 0.25)\n", o / r
+}'

@@ -33,7 +33,7 @@ scale_run() {
 @test "4096 tasks enrolled at once: all listed by pvm_tasks, released, gone; the pvmd stays small" {
 	skip_if_ref "the reference's pvmd dies at 506 tasks (docs/compat.md)"
 	start_pvmd
-	scale_run 170 all 4096 512
+	scale_run 300 all 4096 512
 	pvmd_alive
 	# the pvmd's memory with all of them enrolled, per task (docs/limits.md)
 	local per
