@@ -50,3 +50,14 @@ EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/pingpong_mpi.c \
 .PHONY: bench-local
 bench-local: bench/pingpong$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-local.sh $(abs_top_builddir)
+
+# spawn: N tasks started in one pvm_spawn, each replying once, against the
+# reference (bench/run-spawn.sh); "make bench-spawn".
+noinst_PROGRAMS += bench/spawn
+bench_spawn_SOURCES = bench/spawn.c
+bench_spawn_LDADD = libpvm/libpvm3.la
+bench_spawn_LDFLAGS = -no-install
+EXTRA_DIST += bench/run-spawn.sh
+.PHONY: bench-spawn
+bench-spawn: bench/spawn$(EXEEXT) pvmd/pvmd$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-spawn.sh $(abs_top_builddir)

@@ -117,10 +117,19 @@ void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 	(void)l;
 	(void)ev;
 
+	int freed = 0; /* a descriptor set aside was given back for this one */
 	for (int i = 0; i < 64; i++) {
 		int fd = accept4(d->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0 && !freed)
+			spawn_fd_release(d); /* (spawn.c) */
+		freed = 0;
 		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    spawn_fd_release(d)) {
+				freed = 1;
+				continue;
+			}
 			if (errno == EMFILE || errno == ENFILE) {
 				/* Out of descriptors: pause accepting (the
 				 * housekeeping tick resumes it) rather than

@@ -199,6 +199,10 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 void spawn_req_free(struct spawn_req *r);
 /* Host-name checks shared with TM_MSTAT. */
 int spawn_is_our_host(const struct pvmd *d, const char *name);
+/* A connection is accepted, or is about to be and the pvmd is out of
+ * descriptors: gives back one that a spawn set aside for a task still to
+ * connect (spawn.c).  Returns 1 if there was one, else 0. */
+int spawn_fd_release(struct pvmd *d);
 
 /* ---- output.c ---- */
 

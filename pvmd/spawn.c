@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,69 +183,164 @@ static void free_env(char **env)
 	free(env);
 }
 
-/* In the child, after fork: never returns. */
-static void exec_child(const struct pvmd *d, char **argv, char **env,
-		       const char *dir, int outw, int errw)
+/*
+ * A child is started with clone(CLONE_VM | CLONE_VFORK): it runs on its own
+ * small stack in our memory until it execs, and we sleep meanwhile.  That
+ * copies no page tables (a fork of a pvmd with thousands of tasks would, and
+ * would leave every page of ours copy-on-write until the exec), and the exec
+ * error comes back through memory instead of a pipe.  Between clone and exec
+ * the child makes only system calls on its own descriptors; our signals are
+ * blocked and have no handlers (signals.c), so nothing of ours runs in it.
+ */
+struct child_args {
+	const struct pvmd *d;
+	char **argv, **env;
+	const char *dir;
+	int null;               /* /dev/null for its stdin, or -1 */
+	int outw;               /* its stdout and stderr */
+	int err;                /* set by the child: why the exec failed */
+};
+
+static int resv_src = -1; /* /dev/null: children's stdin, copied into resv */
+
+#define CHILD_STACK (64u << 10)
+static _Alignas(64) unsigned char child_stack[CHILD_STACK];
+
+static void say(const char *s)
 {
-	if (d->child_nofile) {
-		struct rlimit rl;
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-			rl.rlim_cur = (rlim_t)d->child_nofile;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
+	if (write(2, s, strlen(s)) < 0) {
+		/* the task's output is all we have */
 	}
+}
+
+static int child_main(void *arg)
+{
+	struct child_args *a = arg;
 	sigset_t none;
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	/* Its own process group, so that a halt also stops what it starts. */
 	setpgid(0, 0);
-
-	int null = open("/dev/null", O_RDONLY);
-	if (null >= 0 && null != 0) {
-		dup2(null, 0);
-		close(null);
+	if (a->null >= 0) {
+		dup2(a->null, 0);
+	} else {
+		int null = open("/dev/null", O_RDONLY);
+		if (null > 0) {
+			dup2(null, 0);
+			close(null);
+		}
 	}
-	if (dup2(outw, 1) < 0 || dup2(outw, 2) < 0)
+	if (dup2(a->outw, 1) < 0 || dup2(a->outw, 2) < 0)
 		goto fail;
-	if (outw > 2)
-		close(outw);
+	if (a->outw > 2)
+		close(a->outw);
 	/* where's ":dir", relative to our own directory ($HOME); like the
 	 * reference, a directory that cannot be entered leaves the task in
 	 * ours (the message lands in the task's output) */
-	if (dir && chdir(dir) < 0)
-		dprintf(2, "pvmd: cannot enter working directory %s: %s\n", dir,
-			strerror(errno));
-	if (strchr(argv[0], '/'))
-		execve(argv[0], argv, env);
-	else /* a debugger named without a directory: on our PATH */
-		execvpe(argv[0], argv, env);
-fail:;
-	int e = errno;
-	if (write(errw, &e, sizeof e) < 0) {
-		/* nothing more we can do */
+	if (a->dir && chdir(a->dir) < 0) {
+		int e = errno;
+		say("pvmd: cannot enter working directory ");
+		say(a->dir);
+		say(": ");
+		say(strerror(e));
+		say("\n");
 	}
-	_exit(127);
+	/* last: opening /dev/null above may need a descriptor past it */
+	if (a->d->child_nofile) {
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = (rlim_t)a->d->child_nofile;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (strchr(a->argv[0], '/'))
+		execve(a->argv[0], a->argv, a->env);
+	else /* a debugger named without a directory: on our PATH */
+		execvpe(a->argv[0], a->argv, a->env);
+fail:
+	a->err = errno ? errno : ENOEXEC;
+	return 127;
 }
 
-/* Forks and execs one copy for task t.  Returns 0, or a PVM error code. */
+/*
+ * Descriptors: each task costs the pvmd two, its output pipe and its
+ * connection, but the connection comes later, from the task.  So that a
+ * pvmd near its RLIMIT_NOFILE refuses spawns (PvmOutOfRes) rather than
+ * start tasks it then cannot accept, a spawn also sets aside one
+ * descriptor per task that has not connected yet; each accepted
+ * connection gives one back (spawn_fd_release), before the accept when
+ * it would fail for want of one.  Each spawn trims the set to the tasks
+ * still unconnected (some die first).  FD_MARGIN descriptors are left for
+ * consoles and tasks that were not spawned.
+ */
+#define FD_MARGIN 16
+
+static int *resv;               /* the descriptors set aside */
+static size_t nresv, capresv;
+
+int spawn_fd_release(struct pvmd *d)
+{
+	(void)d;
+	if (!nresv)
+		return 0;
+	close(resv[--nresv]);
+	return 1;
+}
+
+static size_t unconnected(const struct pvmd *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		const struct task *t = d->tasks.slots[i].val;
+		n += d->tasks.slots[i].key && (t->flags & TASK_F_SPAWNED) &&
+		     !t->conn;
+	}
+	return n;
+}
+
+/* Sets one descriptor aside for a task about to start: 0, or -1 when the
+ * pvmd is (nearly) out of them. */
+static int fd_reserve(rlim_t limit)
+{
+	if (nresv == capresv) {
+		size_t cap = capresv ? 2 * capresv : 64;
+		int *v = realloc(resv, cap * sizeof *v);
+		if (!v)
+			return -1;
+		resv = v;
+		capresv = cap;
+	}
+	if (resv_src < 0 &&
+	    (resv_src = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	int fd = fcntl(resv_src, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* the lowest free descriptor: all below are taken, so fewer than
+	 * limit - fd are left */
+	if ((rlim_t)fd + FD_MARGIN >= limit) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	resv[nresv++] = fd;
+	return 0;
+}
+
+/* Starts one copy for task t.  Returns 0, or a PVM error code. */
 static int start_one(struct pvmd *d, struct task *t, const char *path,
 		     const struct spawn_req *q, const struct spawn_opts *o,
 		     int ptid)
 {
-	int outp[2], errp[2];
+	int outp[2];
 	if (pipe2(outp, O_CLOEXEC) < 0)
-		return PvmOutOfRes;
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		close(outp[0]);
-		close(outp[1]);
-		return PvmOutOfRes;
-	}
+		return errno == ENOMEM ? PvmNoMem : PvmOutOfRes;
 	/* under PvmTaskDebug: debugger program args... (man 3 pvm_spawn) */
 	char **argv = calloc((size_t)q->argc + 3, sizeof *argv);
 	char **env = child_env(q, t->tid);
-	int st = PvmOutOfRes;
+	int st = PvmNoMem;
 	if (!argv || !env)
 		goto out;
 	int k = 0;
@@ -254,34 +350,27 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 	for (int i = 0; i < q->argc; i++)
 		argv[k++] = q->argv[i];
 
-	pid_t pid = fork();
+	struct child_args a = {.d = d, .argv = argv, .env = env,
+			       .dir = o->dir, .null = resv_src,
+			       .outw = outp[1]};
+	pid_t pid = clone(child_main, child_stack + CHILD_STACK,
+			  CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	if (pid < 0) {
-		plog(PL_ERR, "fork: %s", strerror(errno));
+		/* EAGAIN: RLIMIT_NPROC or the pid space; ENOMEM */
+		plog(PL_ERR, "spawn %s: clone: %s", path, strerror(errno));
+		st = errno == ENOMEM ? PvmNoMem : PvmOutOfRes;
 		goto out;
-	}
-	if (pid == 0) {
-		close(outp[0]);
-		close(errp[0]);
-		exec_child(d, argv, env, o->dir, outp[1], errp[1]);
 	}
 	close(outp[1]);
 	outp[1] = -1;
-	close(errp[1]);
-	errp[1] = -1;
-
-	int e = 0;
-	ssize_t n;
-	do
-		n = read(errp[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof e) {
+	if (a.err) {
 		/* exec failed: the child has exited already. */
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		plog(PL_ERR, "spawn %s: exec %s failed: %s", path, argv[0],
-		     strerror(e));
-		st = (e == ENOENT || e == EACCES || e == ENOEXEC ||
-		      e == ENOTDIR || e == EISDIR) ? PvmNoFile : PvmOutOfRes;
+		     strerror(a.err));
+		st = (a.err == ENOENT || a.err == EACCES || a.err == ENOEXEC ||
+		      a.err == ENOTDIR || a.err == EISDIR) ? PvmNoFile : PvmOutOfRes;
 		goto out;
 	}
 
@@ -297,12 +386,9 @@ out:
 	free(argv);
 	if (env)
 		free_env(env);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
 		if (outp[i] >= 0)
 			close(outp[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
 	return st;
 }
 
@@ -406,8 +492,26 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 	sibs->refs = 0;
 	sibs->n = 0;
 
+	/* what is set aside for tasks that have connected since is free */
+	size_t want = unconnected(d);
+	while (nresv > want)
+		close(resv[--nresv]);
+	struct rlimit rl;
+	rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		       rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : (rlim_t)1 << 30;
+
 	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
+	int short_of_fds = 0;
 	for (int i = 0; i < q->count; i++) {
+		if (short_of_fds || fd_reserve(limit) < 0) {
+			if (!short_of_fds++)
+				plog(PL_ERR, "t%x: spawn %s: out of descriptors "
+				     "(%s): %d of %d not started", parent->tid,
+				     q->file, strerror(errno), q->count - i,
+				     q->count);
+			tids[i] = PvmOutOfRes;
+			continue;
+		}
 		struct task *t = task_new(d);
 		if (!t) {
 			tids[i] = PvmOutOfRes;
@@ -432,6 +536,14 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		if (st < 0) {
 			discard(d, t);
 			tids[i] = st;
+			if (nresv)
+				close(resv[--nresv]);
+			/* no descriptors or processes left: the rest fail too */
+			if (st == PvmOutOfRes && !short_of_fds++)
+				plog(PL_ERR, "t%x: spawn %s: out of resources "
+				     "(descriptors or processes): %d of %d not "
+				     "started", parent->tid, q->file,
+				     q->count - i, q->count);
 			continue;
 		}
 		tids[i] = t->tid;
