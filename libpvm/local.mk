@@ -13,8 +13,8 @@ include libpvm/api.mk
 
 libpvm_libpvm3_la_SOURCES = libpvm/lpvm.h libpvm/buf.h libpvm/error.c \
 	$(lpvm_tran_sources) $(lpvm_api_sources) $(lpvm_pack_sources)
-libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm $(TIRPC_CFLAGS)
-libpvm_libpvm3_la_LIBADD = proto/libwire.la $(TIRPC_LIBS)
+libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
+libpvm_libpvm3_la_LIBADD = proto/libwire.la
 # soname libpvm3.so.3 (current - age = 3), file libpvm3.so.3.4.6 as Debian's.
 # Only the names PVM 3.4.6 exported leave the library, and the private
 # interface of libgpvm3 and pvmgroups (lpvm_priv.h: lpvm_priv_*).

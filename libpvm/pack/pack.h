@@ -62,10 +62,5 @@ void lp_xdr_enc(enum lp_type t, uint8_t *out, const void *p, int nitem,
 		int stride);
 void lp_xdr_dec(enum lp_type t, const uint8_t *in, void *p, int nitem,
 		int stride);
-/* The same through libtirpc's XDR routines only (no fast paths). */
-void lp_xdr_enc_tirpc(enum lp_type t, uint8_t *out, const void *p,
-		      int nitem, int stride);
-void lp_xdr_dec_tirpc(enum lp_type t, const uint8_t *in, void *p, int nitem,
-		      int stride);
 
 #endif /* LPVM_PACK_H */

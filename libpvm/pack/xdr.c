@@ -1,9 +1,11 @@
 /*
- * xdr.c - the PvmDataDefault encoding: XDR as libtirpc writes it.  On a
- * little-endian host every type goes through byte-swapping fast paths
- * (below) at memory speed; elsewhere through libtirpc itself.  xdr_test
- * checks on random data that the fast paths give libtirpc's bytes and
- * values, for every type, stride and length.
+ * xdr.c - the PvmDataDefault encoding: XDR, byte for byte as libtirpc
+ * writes it, converted here at memory speed (byte-swapping kernels that
+ * the compiler vectorises).  xdr_test checks on random data that we give
+ * libtirpc's bytes and values, for every type, stride and length.
+ * libtirpc is that test's oracle only: linking it into libpvm3 would load
+ * it and the seven Kerberos libraries it needs into every task, some 4 ms
+ * of each task's start (docs/limits.md) for code we do not call.
  *
  * long and ulong travel as 4-byte XDR ints (as the man page says);
  * lp_xdr_check refuses values that do not fit (PvmOverflow) and decoding
@@ -12,7 +14,6 @@
  */
 #include "pack.h"
 
-#include <rpc/xdr.h>
 #include <string.h>
 
 #define RNDUP4(n) (((n) + 3) & ~(size_t)3)
@@ -58,65 +59,10 @@ int lp_xdr_check(enum lp_type t, const void *p, int nitem, int stride)
 	return 0;
 }
 
-/* ---- libtirpc ---- */
-
-/* One item through libtirpc; x is positioned at the item. */
-static void tirpc_item(XDR *x, enum lp_type t, char *q)
-{
-	switch (t) {
-	case LP_SHORT:
-		xdr_short(x, (short *)q);
-		break;
-	case LP_USHORT:
-		xdr_u_short(x, (unsigned short *)q);
-		break;
-	case LP_INT:
-		xdr_int(x, (int *)q);
-		break;
-	case LP_UINT:
-		xdr_u_int(x, (unsigned *)q);
-		break;
-	case LP_LONG: {
-		long l;
-		int v;
-		memcpy(&l, q, sizeof l);
-		v = (int)l;
-		xdr_int(x, &v);
-		l = v; /* decode: sign-extend */
-		memcpy(q, &l, sizeof l);
-		break;
-	}
-	case LP_ULONG: {
-		unsigned long l;
-		unsigned v;
-		memcpy(&l, q, sizeof l);
-		v = (unsigned)l;
-		xdr_u_int(x, &v);
-		l = v;
-		memcpy(q, &l, sizeof l);
-		break;
-	}
-	case LP_FLOAT:
-		xdr_float(x, (float *)q);
-		break;
-	case LP_DOUBLE:
-		xdr_double(x, (double *)q);
-		break;
-	case LP_CPLX:
-		xdr_float(x, (float *)q);
-		xdr_float(x, (float *)q + 1);
-		break;
-	case LP_DCPLX:
-		xdr_double(x, (double *)q);
-		xdr_double(x, (double *)q + 1);
-		break;
-	default:
-		break;
-	}
-}
+enum xop { XDR_ENCODE, XDR_DECODE };
 
 /* Bytes: XDR opaque data, padded with zeros to a multiple of 4. */
-static void opaque(enum xdr_op op, uint8_t *x, char *p, int nitem, int stride)
+static void opaque(enum xop op, uint8_t *x, char *p, int nitem, int stride)
 {
 	size_t n = (size_t)nitem;
 	if (stride == 1) {
@@ -143,60 +89,9 @@ static unsigned xitem(enum lp_type t)
 	return (unsigned)lp_xdr_size(t, 1);
 }
 
-void lp_xdr_enc_tirpc(enum lp_type t, uint8_t *out, const void *p, int nitem,
-		      int stride)
-{
-	XDR x;
-	if (t == LP_BYTE) {
-		if (stride == 1 && nitem > 0) {
-			xdrmem_create(&x, (char *)out,
-				      (unsigned)lp_xdr_size(t, (size_t)nitem),
-				      XDR_ENCODE);
-			xdr_opaque(&x, (char *)p, (unsigned)nitem);
-			xdr_destroy(&x);
-		} else {
-			opaque(XDR_ENCODE, out, (char *)p, nitem, stride);
-		}
-		return;
-	}
-	size_t is = lp_type_size[t];
-	unsigned xs = xitem(t);
-	/* one XDR stream per item: a stream's size is an unsigned int,
-	 * too small for the largest arrays */
-	for (int i = 0; i < nitem; i++) {
-		/* libtirpc's encoders do not write through the pointer */
-		char tmp[16];
-		memcpy(tmp, item(p, i, stride, is), is);
-		xdrmem_create(&x, (char *)out + (size_t)i * xs, xs, XDR_ENCODE);
-		tirpc_item(&x, t, tmp);
-		xdr_destroy(&x);
-	}
-}
-
-void lp_xdr_dec_tirpc(enum lp_type t, const uint8_t *in, void *p, int nitem,
-		      int stride)
-{
-	if (t == LP_BYTE) {
-		opaque(XDR_DECODE, (uint8_t *)in, p, nitem, stride);
-		return;
-	}
-	size_t is = lp_type_size[t];
-	unsigned xs = xitem(t);
-	for (int i = 0; i < nitem; i++) {
-		XDR x;
-		char tmp[16] = {0};
-		xdrmem_create(&x, (char *)in + (size_t)i * xs, xs, XDR_DECODE);
-		tirpc_item(&x, t, tmp);
-		xdr_destroy(&x);
-		memcpy((char *)item(p, i, stride, is), tmp, is);
-	}
-}
-
-/* ---- fast paths ----
+/* ---- conversions ----
  *
- * The same conversions without libtirpc, for a little-endian host with
- * IEEE floats (what LP_DSIG describes; elsewhere everything goes through
- * libtirpc).  Per XDR word, encoding is: load the native item, widen or
+ * For a host with IEEE floats (any host PVM runs on today).  Per XDR word, encoding is: load the native item, widen or
  * narrow it to the XDR unit (short/ushort/long/ulong: a 4-byte int, as
  * libtirpc's xdr_short or xdr_int would), swap its bytes, store;
  * decoding the reverse.  float and double are their IEEE bits (libtirpc
@@ -211,10 +106,13 @@ void lp_xdr_dec_tirpc(enum lp_type t, const uint8_t *in, void *p, int nitem,
  * x86-64 each kernel is also compiled for AVX2 and picked at load time
  * (target_clones); the baseline clone swaps one word at a time.
  */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define LP_FAST 1
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+/* XDR is big-endian: nothing to swap */
+#define BSWAP32(v) (v)
+#define BSWAP64(v) (v)
 #else
-#define LP_FAST 0
+#define BSWAP32(v) __builtin_bswap32(v)
+#define BSWAP64(v) __builtin_bswap64(v)
 #endif
 
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
@@ -230,7 +128,7 @@ void lp_xdr_dec_tirpc(enum lp_type t, const uint8_t *in, void *p, int nitem,
 
 static inline void put32(uint8_t *o, uint32_t v)
 {
-	v = __builtin_bswap32(v);
+	v = BSWAP32(v);
 	memcpy(o, &v, 4);
 }
 
@@ -238,7 +136,7 @@ static inline uint32_t get32(const uint8_t *in)
 {
 	uint32_t v;
 	memcpy(&v, in, 4);
-	return __builtin_bswap32(v);
+	return BSWAP32(v);
 }
 
 /* One word k of an array: enc_X(xdr out, native in, k) and
@@ -271,7 +169,7 @@ static inline void swap_w64(uint8_t *to, const uint8_t *from, size_t k)
 {
 	uint64_t v;
 	memcpy(&v, from + 8 * k, 8);
-	v = __builtin_bswap64(v);
+	v = BSWAP64(v);
 	memcpy(to + 8 * k, &v, 8);
 }
 
@@ -321,25 +219,23 @@ static const struct fastconv {
 	[LP_DCPLX] = {kswap_w64, kswap_w64, swap_w64, swap_w64, 2},
 };
 
-static int fast(enum xdr_op op, enum lp_type t, uint8_t *x, char *p,
-		int nitem, int stride)
+static void conv(enum xop op, enum lp_type t, uint8_t *x, char *p,
+		 int nitem, int stride)
 {
-	if (!LP_FAST)
-		return 0;
 	if (t == LP_BYTE) {
 		opaque(op, x, p, nitem, stride);
-		return 1;
+		return;
 	}
 	const struct fastconv *c = &fastconv[t];
 	if (!c->kenc)
-		return 0;
+		return; /* LP_STR never gets here: pack.c sends it as bytes */
 	size_t n = (size_t)nitem;
 	if (stride == 1) {
 		if (op == XDR_ENCODE)
 			c->kenc(x, (const uint8_t *)p, n * c->words);
 		else
 			c->kdec((uint8_t *)p, x, n * c->words);
-		return 1;
+		return;
 	}
 	/* strided: item by item */
 	size_t is = lp_type_size[t], xs = xitem(t);
@@ -352,19 +248,16 @@ static int fast(enum xdr_op op, enum lp_type t, uint8_t *x, char *p,
 				c->dec(q, x + i * xs, k);
 		}
 	}
-	return 1;
 }
 
 void lp_xdr_enc(enum lp_type t, uint8_t *out, const void *p, int nitem,
 		int stride)
 {
-	if (!fast(XDR_ENCODE, t, out, (char *)p, nitem, stride))
-		lp_xdr_enc_tirpc(t, out, p, nitem, stride);
+	conv(XDR_ENCODE, t, out, (char *)p, nitem, stride);
 }
 
 void lp_xdr_dec(enum lp_type t, const uint8_t *in, void *p, int nitem,
 		int stride)
 {
-	if (!fast(XDR_DECODE, t, (uint8_t *)in, p, nitem, stride))
-		lp_xdr_dec_tirpc(t, in, p, nitem, stride);
+	conv(XDR_DECODE, t, (uint8_t *)in, p, nitem, stride);
 }
