@@ -3,7 +3,7 @@
 # libpvm3), so that a pvmd can spawn them directly.
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
-	test/progs/pt_mbox test/progs/pt_group
+	test/progs/pt_mbox test/progs/pt_group test/progs/pt_shm
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -33,6 +33,10 @@ test_progs_pt_group_SOURCES = test/progs/pt_group.c \
 	test/progs/pt_group_data.h test/progs/tcommon.h
 test_progs_pt_group_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la -lm
 test_progs_pt_group_LDFLAGS = $(test_progs_ldflags)
+# pt_shm: the shared-memory route (shm.bats).
+test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h
+test_progs_pt_shm_LDADD = libpvm/libpvm3.la
+test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)

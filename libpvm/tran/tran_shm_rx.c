@@ -199,8 +199,12 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	in->got += r.len;
 	in->tail = pos + shmseg_pad8(r.len);
 	if (in->got == in->total) {
+		/* the sender may have started its next message already:
+		 * only an ABANDONED mark for this seq means "dropped" */
 		uint64_t want = in->pseq | SHMSEG_STREAMING;
-		int mine = atomic_compare_exchange_strong(&s->inflight, &want, 0);
+		int mine = atomic_compare_exchange_strong(&s->inflight, &want,
+							  0) ||
+			   want != (in->pseq | SHMSEG_ABANDONED);
 		struct lp_buf *b = in->part;
 		in->part = NULL;
 		in->skipping = 0;
