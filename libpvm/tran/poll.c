@@ -114,6 +114,12 @@ static int shm_progress(const struct timespec *timeout)
 	static int64_t last_sock;
 
 	int n = lp_shm_poll();
+	if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+		/* a look at everything (pvm_nrecv, pvm_probe, events) */
+		last_sock = lp_shm_now_ns();
+		int m = poll_fds(timeout);
+		return m > 0 ? n + m : n ? n : m;
+	}
 	if (n > 0) {
 		/* busy with the rings: the sockets now and then all the same */
 		if (++calls % CLOCK_EVERY == 0) {
@@ -126,10 +132,6 @@ static int shm_progress(const struct timespec *timeout)
 			}
 		}
 		return n;
-	}
-	if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
-		last_sock = lp_shm_now_ns();
-		return poll_fds(timeout);
 	}
 	int64_t start = lp_shm_now_ns();
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
