@@ -186,6 +186,8 @@ int lp_tran_fds(int **fds)
 	struct lp_conn *pc = lp_pvmd_conn();
 	int n = 0;
 
+	lp_shm_watch_fds();
+
 	if (nall + 1 > cap) {
 		int *nv = realloc(v, sizeof *nv * (size_t)(nall + 8));
 		if (!nv)

@@ -381,7 +381,17 @@ int lp_shm_sleep_begin(int64_t *cap_ns)
 
 void lp_shm_sleep_end(void)
 {
-	atomic_store_explicit(&lp_shm.hdr->sleeping, 0, memory_order_relaxed);
+	if (!lp_shm.fdwatch)
+		atomic_store_explicit(&lp_shm.hdr->sleeping, 0,
+				      memory_order_relaxed);
+}
+
+void lp_shm_watch_fds(void)
+{
+	if (!lp_shm.on || lp_shm.fdwatch)
+		return;
+	lp_shm.fdwatch = 1;
+	atomic_store(&lp_shm.hdr->sleeping, 1);
 }
 
 void lp_shm_handoff(void)
@@ -430,6 +440,7 @@ static void shm_fini(void)
 	lp_shm.base = NULL;
 	lp_shm.hdr = NULL;
 	lp_shm.on = 0;
+	lp_shm.fdwatch = 0;
 }
 
 const struct lp_tran lp_tran_shm = {

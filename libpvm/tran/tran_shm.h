@@ -64,6 +64,7 @@ struct shm_self {
 	struct shm_in *in; /* nslot entries */
 	struct shm_peer *busy; /* peers with queued output */
 	int forked;      /* we are a child that inherited the mapping */
+	int fdwatch;     /* pvm_getfds was called: senders always wake us */
 };
 extern struct shm_self lp_shm;
 
@@ -98,6 +99,9 @@ int lp_shm_poll(void);
  * longest sleep allowed (-1: no limit) for the checks of dead peers. */
 int lp_shm_sleep_begin(int64_t *cap_ns);
 void lp_shm_sleep_end(void);
+/* pvm_getfds: a program that waits on our fds itself must see shm
+ * arrivals too, so senders write our eventfd for every message. */
+void lp_shm_watch_fds(void);
 /* pvm_exit (lp_flush): hands every queued message to the pvmd route. */
 void lp_shm_handoff(void);
 
