@@ -37,7 +37,8 @@
 #define SHMSEG_STREAMING (1ULL << 32)
 #define SHMSEG_ABANDONED (1ULL << 33)
 
-/* Posted receive (single copy of large messages, docs/shm.md). */
+/* Posted receive (single copy of large messages, docs/shm.md): the low
+ * byte of pr_state. */
 enum { SHMSEG_PR_IDLE, SHMSEG_PR_POSTED, SHMSEG_PR_CLAIMED, SHMSEG_PR_DONE };
 
 struct shmseg_hdr {
@@ -57,14 +58,19 @@ struct shmseg_hdr {
 	_Atomic int32_t dead;     /* set by the pvmd when the owner is gone */
 	_Atomic int32_t sleeping; /* the owner may block: wake it */
 	uint8_t pad1[SHMSEG_LINE - 8];
-	/* line 2: posted receive (phase 2) */
+	/* line 2: posted receive: the owner waits in pvm_precv for a message
+	 * of up to pr_len bytes at pr_addr in its memory.  pr_state is
+	 * (generation << 8 | SHMSEG_PR_*): the generation changes with every
+	 * posting, so a sender's CAS never claims a later one. */
 	_Atomic uint32_t pr_state;
 	int32_t pr_src, pr_tag, pr_ctx; /* filter (-1: any) */
 	uint64_t pr_addr, pr_len;       /* the owner's buffer */
 	int32_t pr_gotsrc, pr_gottag;   /* filled in by the sender */
 	uint64_t pr_gotlen;
 	uint32_t pr_gotseq;
-	uint8_t pad2[SHMSEG_LINE - 52];
+	_Atomic int32_t pr_spid;        /* pid of the sender that claimed */
+	int32_t pr_gotenc;
+	uint8_t pad2[SHMSEG_LINE - 60];
 	/* lines 3..: bitmap of claimed slots (bit i: slot i has a sender) */
 	_Atomic uint64_t active[SHMSEG_MAXSLOT / 64];
 };

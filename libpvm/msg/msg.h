@@ -38,6 +38,11 @@ void lp_mhf_run_all(void);
 /* pvm_exit: forgets every handler. */
 void lp_mhf_reset(void);
 
+/* A message of `src` with `seq` was received without passing the queue
+ * (shared memory's single copy, tran/tran_shm_pr.c): the next seq
+ * expected from src moves past it. */
+void lp_msg_took(int src, uint32_t seq);
+
 /* Frees every queued and held message (after pvm_exit). */
 void lp_msg_reset(void);
 

@@ -83,6 +83,20 @@ void lp_msg_arrived(struct lp_buf *b)
 	*pp = b;
 }
 
+void lp_msg_took(int src, uint32_t seq)
+{
+	struct lp_peer *p = lp_peer_get(src);
+	if (!p || seq != lp_seq_next(p->rseq))
+		return;
+	p->rseq = seq;
+	while (p->held && p->held->seq == lp_seq_next(p->rseq)) {
+		struct lp_buf *h = p->held;
+		p->held = h->qnext;
+		append(h);
+		p->rseq = h->seq;
+	}
+}
+
 void lp_msg_reset(void)
 {
 	while (head) {

@@ -139,6 +139,9 @@ static int shm_init(void)
 		return 0;
 	if (make_inbox() < 0)
 		return -1;
+	lp_shm_direct_min = env_num("PVM_SHM_DIRECT", 32768, 0, SIZE_MAX);
+	if (lp_shm_direct_min == 0)
+		lp_shm_direct_min = SIZE_MAX; /* 0: never */
 	if (lp_shm_rx_init() < 0) {
 		munmap(lp_shm.base, lp_shm.size);
 		shm_unlink(lp_shm.name);
@@ -340,7 +343,7 @@ static int shm_pending(void *ep)
 
 int lp_shm_poll(void)
 {
-	int n = lp_shm_rx_poll();
+	int n = lp_shm_rx_poll() + lp_shm_post_done();
 	struct shm_peer **pp = &lp_shm.busy;
 	while (*pp) {
 		struct shm_peer *sp = *pp;

@@ -46,6 +46,7 @@ struct shm_peer {
 	uint64_t head;  /* our copy of slot->head */
 	uint64_t tail;  /* last tail we read */
 	int efd;        /* our copy of the receiver's eventfd */
+	int nodirect;   /* process_vm_writev is not allowed to it */
 	struct shm_out *q, *qtail;
 	size_t qbytes;
 };
@@ -83,6 +84,12 @@ int lp_shm_rx_init(void);
 void lp_shm_rx_fini(void);
 int lp_shm_rx_poll(void);
 int lp_shm_rx_check(void);
+/* Stores, in every active slot, the last seq delivered in order from its
+ * sender (for the senders' single-copy check). */
+void lp_shm_rx_publish_delivered(void);
+
+/* tran_shm_pr.c: single copy into a waiting pvm_precv */
+int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m);
 
 /* ---- used by poll.c and msg/ ---- */
 
@@ -102,6 +109,19 @@ void lp_shm_sleep_end(void);
 /* pvm_getfds: a program that waits on our fds itself must see shm
  * arrivals too, so senders write our eventfd for every message. */
 void lp_shm_watch_fds(void);
+/* Single copy (tran_shm_pr.c): pvm_precv posts its buffer (returns 1
+ * if it did: at least lp_shm_direct_min bytes, route up, none posted);
+ * lp_shm_post_done says a sender has filled it, lp_shm_post_take gets
+ * what it wrote and ends the posting; lp_shm_withdraw ends it without a
+ * message (1), or returns 0 when a sender had claimed it: it has waited
+ * for DONE, call lp_shm_post_take. */
+extern size_t lp_shm_direct_min;
+int lp_shm_post(int src, int tag, void *buf, size_t len);
+int lp_shm_post_done(void);
+void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
+		      uint32_t *seq);
+int lp_shm_withdraw(void);
+
 /* pvm_exit (lp_flush): hands every queued message to the pvmd route. */
 void lp_shm_handoff(void);
 

@@ -30,6 +30,7 @@ struct shm_in {
 	uint32_t pseq;
 	int skipping;        /* dropping a message we had no memory for */
 	int broken;          /* the sender wrote nonsense: ignore it */
+	struct lp_peer *peer; /* the sender's entry (its rseq) */
 };
 
 static int64_t next_check;
@@ -162,7 +163,9 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		b->len = r.len;
 		in->tail = pos + shmseg_pad8(r.len);
 		deliver(in, b, &r);
-		atomic_store_explicit(&s->delivered, r.seq, memory_order_release);
+		if (in->peer)
+			atomic_store_explicit(&s->delivered, in->peer->rseq,
+					      memory_order_release);
 		return 1;
 	}
 	if (r.kind == SHMSEG_START) {
@@ -212,8 +215,10 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 			b->len = (size_t)in->total;
 			r.seq = in->pseq;
 			deliver(in, b, &r);
-			atomic_store_explicit(&s->delivered, in->pseq,
-					      memory_order_release);
+			if (in->peer)
+				atomic_store_explicit(&s->delivered,
+						      in->peer->rseq,
+						      memory_order_release);
 		} else if (b) {
 			lp_buf_free(b); /* abandoned: it comes by the pvmd */
 		}
@@ -236,6 +241,7 @@ static int drain(uint32_t i)
 	if (!in->sender) {
 		in->sender = atomic_load(&s->sender);
 		in->spid = atomic_load(&s->spid);
+		in->peer = lp_peer_get(in->sender);
 	}
 	const uint8_t *ring = shmseg_ring(lp_shm.base, i);
 	uint64_t mask = lp_shm.ringsize - 1;
@@ -266,6 +272,30 @@ int lp_shm_rx_poll(void)
 		}
 	}
 	return n;
+}
+
+void lp_shm_rx_publish_delivered(void)
+{
+	uint32_t nw = (lp_shm.nslot + 63) / 64;
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t bits = atomic_load(&lp_shm.hdr->active[w]);
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			struct shm_in *in = &lp_shm.in[i];
+			struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+			if (!in->sender) {
+				in->sender = atomic_load(&s->sender);
+				in->spid = atomic_load(&s->spid);
+				in->peer = in->sender ? lp_peer_get(in->sender)
+						      : NULL;
+			}
+			if (in->peer)
+				atomic_store_explicit(&s->delivered,
+						      in->peer->rseq,
+						      memory_order_release);
+		}
+	}
 }
 
 /* Frees the slots of senders that died (SIGKILL...) once their ring is

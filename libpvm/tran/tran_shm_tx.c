@@ -109,6 +109,8 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		.kind = SHMSEG_WHOLE, .tag = m->h.tag, .ctx = m->h.ctx,
 		.seq = m->h.seq, .enc = m->h.enc, .total = m->total,
 	};
+	if (m->total >= lp_shm_direct_min && !sp->q && lp_shm_tx_direct(sp, m))
+		return 0; /* copied into the receiver's pvm_precv buffer */
 	if (!sp->q && m->total <= sp->mask + 1 - REC &&
 	    room(sp, REC + shmseg_pad8(m->total)) >= REC + shmseg_pad8(m->total)) {
 		r.len = (uint32_t)m->total;
