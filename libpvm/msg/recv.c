@@ -64,8 +64,19 @@ static struct lp_buf *find(int tid, int tag, int *err)
  * a CLOCK_MONOTONIC time (a past one only looks).  Returns 1 with *out
  * set, 0 on timeout, or a negative code.
  */
+static int wait_match_t(int tid, int tag, const struct timespec *deadline,
+			struct lp_buf **out, struct lp_precv_target *t);
+
 static int wait_match(int tid, int tag, const struct timespec *deadline,
 		      struct lp_buf **out)
+{
+	return wait_match_t(tid, tag, deadline, out, NULL);
+}
+
+/* wait_match, with a pvm_precv target (msg.h) offered to the transports
+ * while waiting: returns 2 when a message went straight into it. */
+static int wait_match_t(int tid, int tag, const struct timespec *deadline,
+			struct lp_buf **out, struct lp_precv_target *t)
 {
 	int err, looked = 0;
 
@@ -102,7 +113,20 @@ static int wait_match(int tid, int tag, const struct timespec *deadline,
 			tp = &left;
 		}
 		looked = 1;
-		if (lp_progress(tp) < 0)
+		if (t && !userf) {
+			*t = (struct lp_precv_target){
+				.active = 1, .tid = tid, .tag = tag,
+				.ctx = lp.ctx, .buf = t->buf, .room = t->room};
+			lp_ptarget = *t;
+		}
+		int pr = lp_progress(tp);
+		if (t && !userf) {
+			*t = lp_ptarget;
+			lp_ptarget.active = 0;
+			if (t->done)
+				return 2;
+		}
+		if (pr < 0)
 			return PvmSysErr;
 	}
 }
@@ -217,7 +241,8 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 	struct lp_buf *b;
 	int err;
 
-	if (userf || wait_match(tid, tag, &past, &b) != 0 ||
+	if (userf || room < lp_shm_direct_min || !lp_shm_active() ||
+	    wait_match(tid, tag, &past, &b) != 0 ||
 	    !lp_shm_post(tid, tag, buf, room))
 		return 0;
 	for (;;) {
@@ -286,9 +311,20 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
 		return lp_err("pvm_precv", r);
 	if (r == 1)
 		return 0;
-	r = wait_match(tid, msgtag, NULL, &b);
+	struct lp_precv_target t = {.buf = buf, .room = (size_t)len * sz};
+	r = wait_match_t(tid, msgtag, NULL, &b, &t);
 	if (r < 0)
 		return lp_err("pvm_precv", r);
+	if (r == 2) {
+		if (atid)
+			*atid = t.src;
+		if (atag)
+			*atag = t.rtag;
+		if (alen)
+			*alen = t.len > (size_t)0x7fffffff ? 0x7fffffff
+							  : (int)t.len;
+		return 0;
+	}
 	/* the message's bytes as they are, whatever its encoding; the active
 	 * receive buffer is not touched */
 	lp_rxq_unlink(b);

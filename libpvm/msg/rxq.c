@@ -9,6 +9,7 @@
 #include "tran/tran.h"
 
 static struct lp_buf *head, *tail;
+struct lp_precv_target lp_ptarget;
 
 struct lp_buf *lp_rxq_head(void)
 {
@@ -17,6 +18,8 @@ struct lp_buf *lp_rxq_head(void)
 
 static void append(struct lp_buf *b)
 {
+	if (lp_ptarget.active && lp_precv_fits(b->src, b->tag, b->ctx))
+		lp_ptarget.active = 0; /* it is the earliest match now */
 	b->inqueue = 1; /* hidden from the program's buffer calls */
 	b->qnext = NULL;
 	b->qprev = tail;
