@@ -237,13 +237,16 @@ int (*pvm_recvf(int (*newf)(int, int, int)))(int, int, int)
 static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 			int *atag, int *alen)
 {
-	static const struct timespec past = {0, 0};
 	struct lp_buf *b;
 	int err;
 
-	if (userf || room < lp_shm_direct_min || !lp_shm_active() ||
-	    wait_match(tid, tag, &past, &b) != 0 ||
-	    !lp_shm_post(tid, tag, buf, room))
+	if (userf || room < lp_shm_direct_min || !lp_shm_active())
+		return 0;
+	/* what the rings hold first (no system call: a sender may be
+	 * about to look for our posting) */
+	lp_shm_poll();
+	b = find(tid, tag, &err);
+	if (b || err || lp_mhf_run(NULL) || !lp_shm_post(tid, tag, buf, room))
 		return 0;
 	for (;;) {
 		if (!lp_shm_post_done()) {

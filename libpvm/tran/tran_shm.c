@@ -368,8 +368,11 @@ int lp_shm_sleep_begin(int64_t *cap_ns)
 	for (struct shm_peer *sp = lp_shm.busy; sp; sp = sp->bnext) {
 		if (sp->state == SHM_P_OK) {
 			atomic_store(&sp->slot->want_space, 1);
-			/* and a dead receiver never frees any: look again */
-			*cap_ns = 100000000;
+			/* and a dead receiver never frees any: look again;
+			 * a message waiting for a posted receive streams
+			 * after its grace */
+			*cap_ns = sp->q && sp->q->grace_ns ? SHM_GRACE_NS
+							   : 100000000;
 		}
 	}
 	if (lp_shm_rx_check())

@@ -24,7 +24,13 @@ struct shm_out {
 	size_t cap;
 	uint64_t sent;         /* bytes of data already in the ring */
 	int started;           /* a START record went out */
+	int64_t grace_ns;      /* a large one waits until then for the
+				* receiver to post its pvm_precv buffer */
 };
+
+/* How long a large queued message waits for a posted receive before it
+ * streams through the ring (docs/shm.md). */
+#define SHM_GRACE_NS 30000
 
 enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 

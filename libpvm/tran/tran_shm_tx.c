@@ -125,6 +125,8 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (!o)
 		return PvmNoMem;
 	o->rec = r;
+	if (m->total >= lp_shm_direct_min)
+		o->grace_ns = lp_shm_now_ns() + SHM_GRACE_NS;
 	if (m->total) {
 		o->data = lp_mem_get((size_t)m->total, &o->cap);
 		if (!o->data) {
@@ -164,6 +166,33 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		return 0;
 	while (sp->q) {
 		struct shm_out *o = sp->q;
+		if (!o->started && o->grace_ns) {
+			/* one copy from our queue into its posted buffer */
+			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
+			struct lp_omsg m = {
+				.h = {.dst = sp->tid, .src = lp.mytid,
+				      .tag = o->rec.tag, .ctx = o->rec.ctx,
+				      .enc = (uint16_t)o->rec.enc,
+				      .seq = o->rec.seq},
+				.seg = &seg, .nseg = 1, .total = o->rec.total};
+			if (lp_shm_tx_direct(sp, &m)) {
+				sp->q = o->next;
+				if (!sp->q)
+					sp->qtail = NULL;
+				sp->qbytes -= (size_t)o->rec.total;
+				lp_mem_put(o->data, o->cap);
+				free(o);
+				n++;
+				continue;
+			}
+			/* an awake receiver may be about to post: wait a
+			 * little before streaming */
+			if (!atomic_load_explicit(&sp->hdr->sleeping,
+						  memory_order_relaxed) &&
+			    lp_shm_now_ns() < o->grace_ns)
+				break;
+			o->grace_ns = 0;
+		}
 		uint64_t left = o->rec.total - o->sent;
 		uint64_t free_ = room(sp, REC + shmseg_pad8(left < min_chunk(sp) ? left : min_chunk(sp)));
 		if (free_ < REC + 8)
