@@ -343,6 +343,8 @@ static int shm_pending(void *ep)
 
 int lp_shm_poll(void)
 {
+	if (lp_shm.forked)
+		return 0; /* the rings are our parent's */
 	int n = lp_shm_rx_poll() + lp_shm_post_done();
 	struct shm_peer **pp = &lp_shm.busy;
 	while (*pp) {
@@ -402,8 +404,8 @@ void lp_shm_watch_fds(void)
 
 void lp_shm_handoff(void)
 {
-	if (!lp_shm.on)
-		return;
+	if (!lp_shm_active())
+		return; /* (a forked child: the queues are its parent's) */
 	lp_shm_poll(); /* what fits now goes the fast way */
 	while (lp_shm.busy) {
 		struct shm_peer *sp = lp_shm.busy;

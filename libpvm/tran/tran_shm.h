@@ -102,7 +102,7 @@ int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m);
 /* Whether the shared-memory route is up (then lp_progress spins). */
 static inline int lp_shm_active(void)
 {
-	return lp_shm.on;
+	return lp_shm.on && !lp_shm.forked; /* a forked child reads none */
 }
 /* Takes in whatever the rings hold and pushes queued output.  Returns the
  * number of messages (or records) moved: 0 when nothing happened. */
