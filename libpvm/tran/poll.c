@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -100,6 +101,7 @@ static int poll_fds(const struct timespec *timeout)
  * PvmPollSleep spins PvmPollTime probes, then announces that it sleeps
  * (tran_shm.h) and blocks in ppoll on the sockets and its eventfd. */
 #define SOCK_NS 20000
+#define YIELD_NS 50000
 #define CLOCK_EVERY 64
 
 static int64_t ts_ns(const struct timespec *t)
@@ -136,12 +138,19 @@ static int shm_progress(const struct timespec *timeout)
 	int64_t start = lp_shm_now_ns();
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
 	long probes = 0;
+	int64_t last_yield = start;
 	for (;;) {
 		if ((n = lp_shm_poll()) > 0)
 			return n;
 		if (++probes % CLOCK_EVERY)
 			continue;
 		int64_t now = lp_shm_now_ns();
+		if (now - last_yield >= YIELD_NS) {
+			/* a partner waiting for our core (more runnable tasks
+			 * than cores) gets it now and then */
+			last_yield = now;
+			sched_yield();
+		}
 		if (now - last_sock >= SOCK_NS) {
 			last_sock = now;
 			int m = poll_fds(&zero);
