@@ -36,6 +36,10 @@
  * these bits (docs/shm.md, "Leaving in the middle of a message"). */
 #define SHMSEG_STREAMING (1ULL << 32)
 #define SHMSEG_ABANDONED (1ULL << 33)
+#define SHMSEG_READING (1ULL << 34)   /* the owner copies a REF's body */
+/* `ref_ack`: the owner's answer to a REF record */
+#define SHMSEG_REF_DONE (1ULL << 32)
+#define SHMSEG_REF_FAIL (1ULL << 33)
 
 /* Posted receive (single copy of large messages, docs/shm.md): the low
  * byte of pr_state. */
@@ -84,7 +88,8 @@ struct shmseg_slot {
 	_Atomic int32_t want_space; /* the sender sleeps with data queued */
 	_Atomic uint32_t delivered; /* last seq the owner took from this slot */
 	_Atomic uint64_t inflight;  /* seq | STREAMING / ABANDONED, or 0 */
-	uint8_t pad0[SHMSEG_LINE - 32];
+	_Atomic uint64_t ref_ack;   /* seq | REF_DONE / REF_FAIL (REF records) */
+	uint8_t pad0[SHMSEG_LINE - 40];
 	/* line 1: written by the sender only */
 	_Atomic uint64_t head;
 	uint8_t pad1[SHMSEG_LINE - 8];
@@ -100,7 +105,10 @@ _Static_assert(offsetof(struct shmseg_hdr, pr_state) == 2 * SHMSEG_LINE,
 
 /* A record in a ring: this header, then `len` payload bytes, the whole
  * padded to 8 bytes.  Records may wrap around the end of the ring. */
-enum { SHMSEG_WHOLE = 1, SHMSEG_START = 2, SHMSEG_CONT = 3 };
+/* REF: the payload is the 64-bit address of the body in the sender's
+ * memory; the owner copies it with process_vm_readv and answers in
+ * slot->ref_ack (docs/shm.md, "Large messages by reference"). */
+enum { SHMSEG_WHOLE = 1, SHMSEG_START = 2, SHMSEG_CONT = 3, SHMSEG_REF = 4 };
 struct shmseg_rec {
 	uint32_t kind;
 	uint32_t len;   /* payload bytes in this record */

@@ -23,7 +23,8 @@ struct shm_out {
 	uint8_t *data;
 	size_t cap;
 	uint64_t sent;         /* bytes of data already in the ring */
-	int started;           /* a START record went out */
+	int started;           /* a START (or REF) record went out */
+	int lent;              /* a REF went out: the receiver reads data */
 	int64_t grace_ns;      /* a large one waits until then for the
 				* receiver to post its pvm_precv buffer */
 };

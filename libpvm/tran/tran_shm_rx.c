@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lpvm.h"
@@ -124,6 +125,16 @@ static void wake_sender(struct shmseg_slot *s, struct shm_in *in)
 	}
 }
 
+/* The sender waits for a REF's answer: wake it if it sleeps (it set
+ * want_space before sleeping, see lp_shm_sleep_begin). */
+static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&s->want_space, memory_order_relaxed) &&
+	    atomic_exchange(&s->want_space, 0))
+		wake_sender(s, in);
+}
+
 static void deliver(struct shm_in *in, struct lp_buf *b,
 		    const struct shmseg_rec *r)
 {
@@ -147,6 +158,64 @@ static int mhf_wants(const struct shm_in *in, const struct shmseg_rec *r)
 	return lp_mhf_match(&probe);
 }
 
+/* A REF record: copies the body from the sender's memory
+ * (process_vm_readv) and answers in ref_ack.  The sender keeps the
+ * memory until then; if it leaves meanwhile (pvm_exit) it waits while we
+ * read (inflight = seq|READING). */
+static void take_ref(struct shmseg_slot *s, struct shm_in *in,
+		     struct shmseg_rec *r, uint64_t addr)
+{
+	uint64_t want = r->seq | SHMSEG_STREAMING;
+	if (!atomic_compare_exchange_strong(&s->inflight, &want,
+					    r->seq | SHMSEG_READING))
+		return; /* abandoned: it comes through the pvmd */
+	struct lp_buf *b = NULL;
+	if (r->total <= (uint64_t)(SIZE_MAX / 2)) {
+		b = lp_buf_new(PvmDataRaw);
+		if (b && lp_buf_reserve(b, (size_t)r->total) < 0) {
+			lp_buf_free(b);
+			b = NULL;
+		}
+	}
+	uint64_t done = 0;
+	int fail = 0;
+	if (b) {
+		lp_mem_hint(b->data, (size_t)r->total);
+		while (done < r->total) {
+			struct iovec lv = {b->data + done, (size_t)(r->total - done)};
+			struct iovec rv = {(void *)(uintptr_t)(addr + done),
+					   (size_t)(r->total - done)};
+			ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
+			if (k <= 0) {
+				fail = 1;
+				break;
+			}
+			done += (uint64_t)k;
+		}
+	}
+	if (fail && errno != ESRCH) {
+		/* not allowed (or no such memory): the sender streams it */
+		lp_buf_free(b);
+		atomic_store(&s->inflight, r->seq | SHMSEG_STREAMING);
+		atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_FAIL,
+				      memory_order_release);
+		return;
+	}
+	atomic_store(&s->inflight, 0);
+	atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_DONE,
+			      memory_order_release);
+	wake_sender_now(s, in);
+	if (!b || fail) {
+		lp_buf_free(b); /* no memory for it, or its sender died */
+		return;
+	}
+	b->len = (size_t)r->total;
+	deliver(in, b, r);
+	if (in->peer)
+		atomic_store_explicit(&s->delivered, in->peer->rseq,
+				      memory_order_release);
+}
+
 /* Takes one record at in->tail (head is past it).  Returns 1, or 0 when
  * memory ran out (the record stays for the next look). */
 static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
@@ -157,7 +226,8 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	ring_get(ring, mask, in->tail, &r, REC);
 	uint64_t pos = in->tail + REC;
 	if (r.len > mask + 1 - REC || pos + r.len > head ||
-	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_CONT) {
+	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
+	    (r.kind == SHMSEG_REF && r.len != 8)) {
 		in->broken = 1;
 		return 0;
 	}
@@ -192,6 +262,13 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		if (in->peer)
 			atomic_store_explicit(&s->delivered, in->peer->rseq,
 					      memory_order_release);
+		return 1;
+	}
+	if (r.kind == SHMSEG_REF) {
+		uint64_t addr;
+		ring_get(ring, mask, pos, &addr, 8);
+		in->tail = pos + 8;
+		take_ref(s, in, &r, addr);
 		return 1;
 	}
 	if (r.kind == SHMSEG_START) {

@@ -158,6 +158,45 @@ static uint64_t min_chunk(const struct shm_peer *sp)
 	return (sp->mask + 1) / 8;
 }
 
+static void pop(struct shm_peer *sp)
+{
+	struct shm_out *o = sp->q;
+	sp->q = o->next;
+	if (!sp->q)
+		sp->qtail = NULL;
+	sp->qbytes -= (size_t)o->rec.total;
+	lp_mem_put(o->data, o->cap);
+	free(o);
+}
+
+/* Whether a queued message goes by reference: large, and the receiver
+ * may read our memory. */
+static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
+{
+	return !sp->nodirect && o->rec.total >= lp_shm_direct_min &&
+	       o->rec.total > (sp->mask + 1) / 2;
+}
+
+/* The queue's head went by reference: 1 when the receiver has it (or
+ * gave up: we stream it then), 0 while it reads. */
+static int ref_answered(struct shm_peer *sp, struct shm_out *o)
+{
+	uint64_t a = atomic_load_explicit(&sp->slot->ref_ack,
+					  memory_order_acquire);
+	if (a == (o->rec.seq | SHMSEG_REF_DONE)) {
+		pop(sp);
+		return 1;
+	}
+	if (a == (o->rec.seq | SHMSEG_REF_FAIL)) {
+		sp->nodirect = 1;
+		o->lent = 0;
+		o->started = 0;
+		o->sent = 0;
+		return 1;
+	}
+	return 0;
+}
+
 int lp_shm_tx_push(struct shm_peer *sp)
 {
 	int n = 0;
@@ -166,6 +205,12 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		return 0;
 	while (sp->q) {
 		struct shm_out *o = sp->q;
+		if (o->lent) {
+			if (!ref_answered(sp, o))
+				break;
+			n++;
+			continue;
+		}
 		if (!o->started && o->grace_ns) {
 			/* one copy from our queue into its posted buffer */
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
@@ -192,6 +237,24 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			    lp_shm_now_ns() < o->grace_ns)
 				break;
 			o->grace_ns = 0;
+		}
+		if (!o->started && by_ref(sp, o)) {
+			if (room(sp, REC + 8) < REC + 8)
+				break;
+			/* the receiver copies it from our queue in one go */
+			atomic_store(&sp->slot->inflight,
+				     o->rec.seq | SHMSEG_STREAMING);
+			o->rec.kind = SHMSEG_REF;
+			o->rec.len = 8;
+			uint64_t addr = (uint64_t)(uintptr_t)o->data;
+			put_rec(sp, &o->rec);
+			ring_put(sp, sp->head, &addr, 8);
+			sp->head += 8;
+			o->started = 1;
+			o->lent = 1;
+			n++;
+			publish(sp);
+			break; /* nothing passes it before the answer */
 		}
 		uint64_t left = o->rec.total - o->sent;
 		uint64_t free_ = room(sp, REC + shmseg_pad8(left < min_chunk(sp) ? left : min_chunk(sp)));
@@ -224,14 +287,8 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		o->sent += o->rec.len;
 		n++;
 		publish(sp);
-		if (o->sent == o->rec.total) {
-			sp->q = o->next;
-			if (!sp->q)
-				sp->qtail = NULL;
-			sp->qbytes -= (size_t)o->rec.total;
-			lp_mem_put(o->data, o->cap);
-			free(o);
-		}
+		if (o->sent == o->rec.total)
+			pop(sp);
 	}
 	if (sp->q)
 		busy(sp);
@@ -251,6 +308,21 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 			send = atomic_compare_exchange_strong(
 				&sp->slot->inflight, &want,
 				o->rec.seq | SHMSEG_ABANDONED);
+			/* the receiver is copying it from us (REF): let it
+			 * finish before this memory goes away */
+			while (!send && want == (o->rec.seq | SHMSEG_READING) &&
+			       !atomic_load(&sp->hdr->dead)) {
+				__builtin_ia32_pause();
+				want = atomic_load(&sp->slot->inflight);
+				if (want == (o->rec.seq | SHMSEG_STREAMING))
+					send = atomic_compare_exchange_strong(
+						&sp->slot->inflight, &want,
+						o->rec.seq | SHMSEG_ABANDONED);
+			}
+			if (o->lent && !send &&
+			    atomic_load(&sp->slot->ref_ack) ==
+				    (o->rec.seq | SHMSEG_REF_FAIL))
+				send = 1; /* it could not read it */
 		}
 		if (send && pc) {
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
