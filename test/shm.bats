@@ -58,6 +58,10 @@ inboxes() {
 	prog_ok pt_shm killrecv
 }
 
+@test "pvm_exit with 200 MiB queued for a task that never reads returns" {
+	prog_ok pt_shm exitdeaf
+}
+
 @test "16 tasks all-to-all, 500 messages to every peer, order and data checked" {
 	TMO=300 prog_ok pt_order 16 500 pvmd
 	[[ "$output" == *"16 workers, 120000 messages checked"* ]]

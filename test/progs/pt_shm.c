@@ -10,6 +10,7 @@
  *   slow N KiB a fast sender, a slow receiver: N messages, all checked
  *   mutual MiB both sides send MiB mebibytes before either receives
  *   killsend / killrecv   one side killed mid-stream
+ *   exitdeaf   pvm_exit with much queued for a task that never reads
  *   stress N   random delays on both sides (lost wake-ups hang)
  *   cpu        CPU time of a receiver blocked 2 s in pvm_recv
  *   opts       PvmPollType / PvmPollTime
@@ -537,6 +538,27 @@ static int do_kill(int sender_dies)
 	return t_done(sender_dies ? "killsend" : "killrecv");
 }
 
+/* pvm_exit with 200 MiB queued for a task that never reads: it hands
+ * them to the pvmd and returns. */
+static int do_exitdeaf(void)
+{
+	int c = spawn1("child-deaf", NULL);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	size_t sz = 8 << 20;
+	uint8_t *p = calloc(1, sz);
+	for (int i = 0; i < 25; i++)
+		EQ(pvm_psend(c, T_DATA, p, (int)sz, PVM_BYTE), 0);
+	free(p);
+	double t0 = t_now();
+	EQ(pvm_exit(), 0);
+	double dt = t_now() - t0;
+	printf("pvm_exit took %.2f s\n", dt);
+	CHECK(dt < 30, "pvm_exit took %.1f s", dt);
+	CHECK(pvm_mytid() > 0, "enrolled again");
+	EQ(pvm_kill(c), 0);
+	return t_done("exitdeaf");
+}
+
 static int do_stress(int n)
 {
 	char arg[32];
@@ -657,6 +679,8 @@ int main(int argc, char **argv)
 		r = do_kill(1);
 	else if (!strcmp(m, "killrecv"))
 		r = do_kill(0);
+	else if (!strcmp(m, "exitdeaf"))
+		r = do_exitdeaf();
 	else if (!strcmp(m, "stress"))
 		r = do_stress(atoi(a));
 	else if (!strcmp(m, "cpu"))
