@@ -70,7 +70,7 @@ static void efd_ready(struct lp_pollable *p, short revents)
 /* Creates our inbox.  Returns 0, or -1 (the route then stays off). */
 static int make_inbox(void)
 {
-	uint32_t ring = (uint32_t)env_num("PVM_SHM_RING", 64 << 10, 4096,
+	uint32_t ring = (uint32_t)env_num("PVM_SHM_RING", 128 << 10, 4096,
 					   1u << 26);
 	while (ring & (ring - 1))
 		ring &= ring - 1; /* a power of two */

@@ -54,6 +54,8 @@ struct shm_peer {
 	uint64_t tail;  /* last tail we read */
 	int efd;        /* our copy of the receiver's eventfd */
 	int nodirect;   /* process_vm_writev is not allowed to it */
+	int noposts;    /* its last large message was not taken by a posted
+			 * pvm_precv: do not wait for one (grace) */
 	struct shm_out *q, *qtail;
 	size_t qbytes;
 };

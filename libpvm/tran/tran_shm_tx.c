@@ -109,8 +109,10 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		.kind = SHMSEG_WHOLE, .tag = m->h.tag, .ctx = m->h.ctx,
 		.seq = m->h.seq, .enc = m->h.enc, .total = m->total,
 	};
-	if (m->total >= lp_shm_direct_min && !sp->q && lp_shm_tx_direct(sp, m))
+	if (m->total >= lp_shm_direct_min && !sp->q && lp_shm_tx_direct(sp, m)) {
+		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
+	}
 	if (!sp->q && m->total <= sp->mask + 1 - REC &&
 	    room(sp, REC + shmseg_pad8(m->total)) >= REC + shmseg_pad8(m->total)) {
 		r.len = (uint32_t)m->total;
@@ -125,7 +127,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (!o)
 		return PvmNoMem;
 	o->rec = r;
-	if (m->total >= lp_shm_direct_min)
+	if (m->total >= lp_shm_direct_min && !sp->noposts)
 		o->grace_ns = lp_shm_now_ns() + SHM_GRACE_NS;
 	if (m->total) {
 		o->data = lp_mem_get((size_t)m->total, &o->cap);
@@ -211,7 +213,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			n++;
 			continue;
 		}
-		if (!o->started && o->grace_ns) {
+		if (!o->started && o->rec.total >= lp_shm_direct_min) {
 			/* one copy from our queue into its posted buffer */
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
 			struct lp_omsg m = {
@@ -221,21 +223,20 @@ int lp_shm_tx_push(struct shm_peer *sp)
 				      .seq = o->rec.seq},
 				.seg = &seg, .nseg = 1, .total = o->rec.total};
 			if (lp_shm_tx_direct(sp, &m)) {
-				sp->q = o->next;
-				if (!sp->q)
-					sp->qtail = NULL;
-				sp->qbytes -= (size_t)o->rec.total;
-				lp_mem_put(o->data, o->cap);
-				free(o);
+				pop(sp);
+				sp->noposts = 0;
 				n++;
 				continue;
 			}
 			/* an awake receiver may be about to post: wait a
 			 * little before streaming */
-			if (!atomic_load_explicit(&sp->hdr->sleeping,
-						  memory_order_relaxed) &&
-			    lp_shm_now_ns() < o->grace_ns)
-				break;
+			if (o->grace_ns &&
+			    !atomic_load_explicit(&sp->hdr->sleeping,
+						  memory_order_relaxed)) {
+				if (lp_shm_now_ns() < o->grace_ns)
+					break;
+				sp->noposts = 1; /* it receives another way */
+			}
 			o->grace_ns = 0;
 		}
 		if (!o->started && by_ref(sp, o)) {
