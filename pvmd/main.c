@@ -28,6 +28,7 @@
 #include "conn.h"
 #include "log.h"
 #include "pvmd.h"
+#include "shmseg.h"
 #include "vmdir.h"
 #include "wire.h"
 
@@ -248,6 +249,7 @@ static void shutdown_pvmd(struct pvmd *d)
 	mbox_free_all(d);
 	group_free_all(d);
 	gshm_close();
+	shmseg_remove_all(); /* inboxes of tasks (docs/shm.md) */
 	free(d->halt_pids);
 	close(d->listen_fd);
 	remove_files(d);
@@ -264,6 +266,9 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		startup_fail("cannot open %s: %s", d->logpath, strerror(errno));
 	log_ready = 1;
 	remove_stale(d);
+	/* inboxes left by a crashed virtual machine of this uid and vmid:
+	 * the lock says no other pvmd of ours runs */
+	shmseg_remove_all();
 	if (name)
 		snprintf(d->hostname, sizeof d->hostname, "%s", name);
 	else if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)

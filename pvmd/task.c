@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "shmseg.h"
 #include "vmdir.h"
 #include "wire.h"
 
@@ -83,6 +84,8 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	char path[600];
 	if (vmdir_task_sock(path, sizeof path, tid) == 0)
 		unlink(path);
+	/* Its shared-memory inbox: senders see it dead (docs/shm.md). */
+	shmseg_mark_dead(tid);
 	notify_task_exit(d, tid);
 	context_task_exit(d, tid);
 	mbox_task_exit(d, tid);

@@ -3,7 +3,8 @@
 # libpvm3), so that a pvmd can spawn them directly.
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
-	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale
+	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
+	test/progs/pt_shm
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -37,6 +38,10 @@ test_progs_pt_group_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_scale_SOURCES = test/progs/pt_scale.c test/progs/tcommon.h
 test_progs_pt_scale_LDADD = libpvm/libpvm3.la
 test_progs_pt_scale_LDFLAGS = $(test_progs_ldflags)
+# pt_shm: the shared-memory route (shm.bats).
+test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h
+test_progs_pt_shm_LDADD = libpvm/libpvm3.la
+test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
@@ -46,6 +51,16 @@ test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
 check-local: $(check_PROGRAMS) $(bin_PROGRAMS)
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
+
+.PHONY: check-noshm
+# The one-host suites again with the shared-memory route off (PVM_SHM=0:
+# the pvmd and direct routes carry every message, as before issue 6).
+check-noshm: $(check_PROGRAMS) $(bin_PROGRAMS)
+	PVM_SHM=0 abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/run.sh' \
+		'$(abs_top_srcdir)/test/messaging.bats' '$(abs_top_srcdir)/test/tasks.bats' \
+		'$(abs_top_srcdir)/test/pack.bats' '$(abs_top_srcdir)/test/group.bats' \
+		'$(abs_top_srcdir)/test/examples.bats' '$(abs_top_srcdir)/test/mhf.bats'
 
 .PHONY: check-tests-ref
 # Runs the same suites against the reference PVM 3.4.6 (for checking the

@@ -60,8 +60,10 @@ static int *slot(int what)
 	case PvmSelfOutputContext: return &lp.selfoutctx;
 	case PvmSelfTraceContext: return &lp.selftrcctx;
 	case PvmNoReset: return &lp.noreset;
+	case PvmPollType: return &lp_shm_polltype;
+	case PvmPollTime: return &lp_shm_polltime;
 	}
-	return NULL; /* unknown, or PvmPollType / PvmPollTime (see setopt) */
+	return NULL; /* unknown */
 }
 
 int pvm_getopt(int what)
@@ -118,6 +120,12 @@ static int check(int what, int val)
 	case PvmSelfTraceOptions:
 		return val >= PvmTraceFull && val <= PvmTraceCount ? 0
 								   : PvmBadParam;
+	case PvmPollType: /* how a receive waits on shared memory */
+		return val == PvmPollConstant || val == PvmPollSleep
+			       ? 0
+			       : PvmBadParam;
+	case PvmPollTime: /* probes of the rings before sleeping */
+		return val >= 0 ? 0 : PvmBadParam;
 	case PvmFragSize:
 		return val >= FRAG_MIN && val <= FRAG_MAX ? 0 : PvmBadParam;
 	case PvmOutputTid:
@@ -131,9 +139,6 @@ static int check(int what, int val)
 
 int pvm_setopt(int what, int val)
 {
-	if (what == PvmPollType || what == PvmPollTime)
-		/* shared-memory polling: the reference has none either */
-		return lp_err("pvm_setopt", PvmNotImpl);
 	int *p = slot(what);
 	if (!p)
 		return lp_err("pvm_setopt", PvmBadParam);

@@ -38,6 +38,35 @@ void lp_mhf_run_all(void);
 /* pvm_exit: forgets every handler. */
 void lp_mhf_reset(void);
 
+/* A message of `src` with `seq` was received without passing the queue
+ * (shared memory's single copy, tran/tran_shm_pr.c): the next seq
+ * expected from src moves past it. */
+void lp_msg_took(int src, uint32_t seq);
+
+/*
+ * A pvm_precv waiting with nothing matching in the queue: a transport
+ * that has a whole matching message which is the next in order from its
+ * source may copy it straight into buf (lp_precv_fits, then fill in the
+ * result and call lp_msg_took) instead of building a buffer.  A matching
+ * message that joins the queue meanwhile turns the target off, so that
+ * the earliest match still wins.
+ */
+struct lp_precv_target {
+	int active, done;
+	int tid, tag, ctx; /* the filter (-1: any) */
+	void *buf;
+	size_t room;
+	int src, rtag;     /* result */
+	size_t len;
+};
+extern struct lp_precv_target lp_ptarget;
+static inline int lp_precv_fits(int src, int tag, int ctx)
+{
+	return lp_ptarget.active && (lp_ptarget.tid == -1 || lp_ptarget.tid == src) &&
+	       (lp_ptarget.tag == -1 || lp_ptarget.tag == tag) &&
+	       lp_ptarget.ctx == ctx;
+}
+
 /* Frees every queued and held message (after pvm_exit). */
 void lp_msg_reset(void);
 

@@ -9,6 +9,7 @@
 #include "lpvm.h"
 #include "msg.h"
 #include "tran/tran.h"
+#include "tran/tran_shm.h"
 
 size_t lp_dtype_size(int type); /* send.c */
 
@@ -63,8 +64,19 @@ static struct lp_buf *find(int tid, int tag, int *err)
  * a CLOCK_MONOTONIC time (a past one only looks).  Returns 1 with *out
  * set, 0 on timeout, or a negative code.
  */
+static int wait_match_t(int tid, int tag, const struct timespec *deadline,
+			struct lp_buf **out, struct lp_precv_target *t);
+
 static int wait_match(int tid, int tag, const struct timespec *deadline,
 		      struct lp_buf **out)
+{
+	return wait_match_t(tid, tag, deadline, out, NULL);
+}
+
+/* wait_match, with a pvm_precv target (msg.h) offered to the transports
+ * while waiting: returns 2 when a message went straight into it. */
+static int wait_match_t(int tid, int tag, const struct timespec *deadline,
+			struct lp_buf **out, struct lp_precv_target *t)
 {
 	int err, looked = 0;
 
@@ -101,7 +113,20 @@ static int wait_match(int tid, int tag, const struct timespec *deadline,
 			tp = &left;
 		}
 		looked = 1;
-		if (lp_progress(tp) < 0)
+		if (t && !userf) {
+			*t = (struct lp_precv_target){
+				.active = 1, .tid = tid, .tag = tag,
+				.ctx = lp.ctx, .buf = t->buf, .room = t->room};
+			lp_ptarget = *t;
+		}
+		int pr = lp_progress(tp);
+		if (t && !userf) {
+			*t = lp_ptarget;
+			lp_ptarget.active = 0;
+			if (t->done)
+				return 2;
+		}
+		if (pr < 0)
 			return PvmSysErr;
 	}
 }
@@ -202,6 +227,77 @@ int (*pvm_recvf(int (*newf)(int, int, int)))(int, int, int)
 	return old;
 }
 
+/*
+ * pvm_precv of a large buffer on the shared-memory route: with nothing
+ * matching in the queue, the buffer is posted so that a sender can copy
+ * the message straight into it (tran/tran_shm_pr.c).  Returns 1 when a
+ * message was taken that way (outputs set), 0 to receive as usual, or a
+ * negative code.
+ */
+static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
+			int *atag, int *alen)
+{
+	struct lp_buf *b;
+	int err;
+
+	if (userf || room < lp_shm_direct_min || !lp_shm_active())
+		return 0;
+	/* what the rings hold first (no system call: a sender may be
+	 * about to look for our posting) */
+	lp_shm_poll();
+	b = find(tid, tag, &err);
+	if (b || err || lp_mhf_run(NULL) || !lp_shm_post(tid, tag, buf, room))
+		return 0;
+	for (;;) {
+		if (!lp_shm_post_done()) {
+			b = find(tid, tag, &err);
+			int lost = lp_pvmd_lost;
+			if (!b && !lost) {
+				if (lp_progress(NULL) >= 0 || !lp_shm_withdraw())
+					continue;
+				return PvmSysErr;
+			}
+			/* a message came the usual way: receive that one,
+			 * unless a sender had claimed the posting already */
+			if (lp_shm_withdraw())
+				return b ? 0 : PvmSysErr;
+		}
+		int src, mtag, enc;
+		uint64_t mlen;
+		uint32_t seq;
+		lp_shm_post_take(&src, &mtag, &enc, &mlen, &seq);
+		struct lp_buf probe = {.src = src, .tag = mtag, .ctx = lp.ctx};
+		if (find(tid, tag, &err) || lp_mhf_match(&probe)) {
+			/* an earlier message matches too, or a handler wants
+			 * this one: it joins the queue like any other */
+			struct lp_buf *nb = lp_buf_new(PvmDataRaw);
+			if (!nb || lp_buf_reserve(nb, (size_t)mlen) < 0) {
+				lp_buf_free(nb);
+				return PvmNoMem;
+			}
+			memcpy(nb->data, buf, (size_t)mlen);
+			nb->len = (size_t)mlen;
+			nb->enc = enc;
+			nb->received = 1;
+			nb->src = src;
+			nb->dst = lp.mytid;
+			nb->tag = mtag;
+			nb->ctx = lp.ctx;
+			nb->seq = seq;
+			lp_msg_arrived(nb);
+			return 0;
+		}
+		lp_msg_took(src, seq);
+		if (atid)
+			*atid = src;
+		if (atag)
+			*atag = mtag;
+		if (alen)
+			*alen = mlen > 0x7fffffff ? 0x7fffffff : (int)mlen;
+		return 1;
+	}
+}
+
 int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
 	      int *atid, int *atag, int *alen)
 {
@@ -213,9 +309,25 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
 		return lp_err("pvm_precv", r);
 	if (bad_args(tid, msgtag) || len < 0 || sz == 0 || (len > 0 && !buf))
 		return lp_err("pvm_precv", PvmBadParam);
-	r = wait_match(tid, msgtag, NULL, &b);
+	r = precv_direct(tid, msgtag, buf, (size_t)len * sz, atid, atag, alen);
 	if (r < 0)
 		return lp_err("pvm_precv", r);
+	if (r == 1)
+		return 0;
+	struct lp_precv_target t = {.buf = buf, .room = (size_t)len * sz};
+	r = wait_match_t(tid, msgtag, NULL, &b, &t);
+	if (r < 0)
+		return lp_err("pvm_precv", r);
+	if (r == 2) {
+		if (atid)
+			*atid = t.src;
+		if (atag)
+			*atag = t.rtag;
+		if (alen)
+			*alen = t.len > (size_t)0x7fffffff ? 0x7fffffff
+							  : (int)t.len;
+		return 0;
+	}
 	/* the message's bytes as they are, whatever its encoding; the active
 	 * receive buffer is not touched */
 	lp_rxq_unlink(b);

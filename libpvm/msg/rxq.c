@@ -9,6 +9,7 @@
 #include "tran/tran.h"
 
 static struct lp_buf *head, *tail;
+struct lp_precv_target lp_ptarget;
 
 struct lp_buf *lp_rxq_head(void)
 {
@@ -17,6 +18,8 @@ struct lp_buf *lp_rxq_head(void)
 
 static void append(struct lp_buf *b)
 {
+	if (lp_ptarget.active && lp_precv_fits(b->src, b->tag, b->ctx))
+		lp_ptarget.active = 0; /* it is the earliest match now */
 	b->inqueue = 1; /* hidden from the program's buffer calls */
 	b->qnext = NULL;
 	b->qprev = tail;
@@ -81,6 +84,20 @@ void lp_msg_arrived(struct lp_buf *b)
 	b->qprev = NULL;
 	b->qnext = *pp;
 	*pp = b;
+}
+
+void lp_msg_took(int src, uint32_t seq)
+{
+	struct lp_peer *p = lp_peer_get(src);
+	if (!p || seq != lp_seq_next(p->rseq))
+		return;
+	p->rseq = seq;
+	while (p->held && p->held->seq == lp_seq_next(p->rseq)) {
+		struct lp_buf *h = p->held;
+		p->held = h->qnext;
+		append(h);
+		p->rseq = h->seq;
+	}
 }
 
 void lp_msg_reset(void)

@@ -11,6 +11,7 @@
 #include "lpvm.h"
 #include "msg/msg.h"
 #include "tran.h"
+#include "tran_shm.h"
 
 struct lp_state lp = {
 	.route = PvmAllowDirect,
@@ -202,6 +203,9 @@ int lp_ctl_send(int code, const struct wire_wr *req)
 
 int lp_flush(void)
 {
+	/* what waits for room in a ring goes through the pvmd: leaving must
+	 * not wait for a receiver that does not read (docs/shm.md) */
+	lp_shm_handoff();
 	for (;;) {
 		struct lp_conn *c = lp_pvmd_conn();
 		if (!(c && lp_conn_pending(c)) && !lp_route_pending())

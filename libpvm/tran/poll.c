@@ -6,11 +6,14 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "conn.h"
 #include "lpvm.h"
 #include "tran.h"
+#include "tran_shm.h"
 
 static struct lp_pollable *all;
 static int nall;
@@ -43,13 +46,13 @@ void lp_poll_del(struct lp_pollable *p)
 	nall--;
 }
 
-int lp_progress(const struct timespec *timeout)
+/* One ppoll of every pollable (the old lp_progress). */
+static int poll_fds(const struct timespec *timeout)
 {
 	static struct pollfd *pfd;
 	static struct lp_pollable **who;
 	static int cap;
 
-	lp_conn_reap();
 	if (nall == 0)
 		return -1;
 	if (nall > cap) {
@@ -89,12 +92,110 @@ int lp_progress(const struct timespec *timeout)
 	return handled;
 }
 
+/* ---- with the shared-memory route: spin, then sleep ----
+ *
+ * The rings are probed without any system call; the sockets (pvmd,
+ * direct routes) get a zero-timeout ppoll only every SOCK_NS while
+ * spinning (the I-WAY lesson: a syscall per probe would slow the fast
+ * path), and always when going to sleep.  PvmPollConstant spins for ever;
+ * PvmPollSleep spins PvmPollTime probes, then announces that it sleeps
+ * (tran_shm.h) and blocks in ppoll on the sockets and its eventfd. */
+#define SOCK_NS 20000
+#define YIELD_NS 50000
+#define CLOCK_EVERY 64
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static int shm_progress(const struct timespec *timeout)
+{
+	static const struct timespec zero;
+	static unsigned calls;
+	static int64_t last_sock;
+
+	int n = lp_shm_poll();
+	if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+		/* a look at everything (pvm_nrecv, pvm_probe, events) */
+		last_sock = lp_shm_now_ns();
+		int m = poll_fds(timeout);
+		return m > 0 ? n + m : n ? n : m;
+	}
+	if (n > 0) {
+		/* busy with the rings: the sockets now and then all the same */
+		if (++calls % CLOCK_EVERY == 0) {
+			int64_t now = lp_shm_now_ns();
+			if (now - last_sock >= SOCK_NS) {
+				last_sock = now;
+				int m = poll_fds(&zero);
+				if (m > 0)
+					n += m;
+			}
+		}
+		return n;
+	}
+	int64_t start = lp_shm_now_ns();
+	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
+	long probes = 0;
+	int64_t last_yield = start;
+	for (;;) {
+		if ((n = lp_shm_poll()) > 0)
+			return n;
+		if (++probes % CLOCK_EVERY)
+			continue;
+		int64_t now = lp_shm_now_ns();
+		if (now - last_yield >= YIELD_NS) {
+			/* a partner waiting for our core (more runnable tasks
+			 * than cores) gets it now and then */
+			last_yield = now;
+			sched_yield();
+		}
+		if (now - last_sock >= SOCK_NS) {
+			last_sock = now;
+			int m = poll_fds(&zero);
+			if (m != 0)
+				return m;
+		}
+		if (now >= deadline)
+			return 0;
+		if (lp_shm_polltype != PvmPollConstant &&
+		    probes >= lp_shm_polltime)
+			break;
+	}
+	int64_t cap;
+	if ((n = lp_shm_sleep_begin(&cap)) > 0)
+		return n;
+	int64_t now = lp_shm_now_ns();
+	int64_t left = deadline == INT64_MAX ? -1 : deadline - now;
+	if (left < 0 && deadline != INT64_MAX)
+		left = 0;
+	if (cap >= 0 && (left < 0 || left > cap))
+		left = cap;
+	struct timespec t = {left / 1000000000, left % 1000000000};
+	int m = poll_fds(left < 0 ? NULL : &t);
+	lp_shm_sleep_end();
+	last_sock = lp_shm_now_ns();
+	n = lp_shm_poll();
+	return m < 0 && n == 0 ? m : n + (m > 0 ? m : 0);
+}
+
+int lp_progress(const struct timespec *timeout)
+{
+	lp_conn_reap();
+	if (lp_shm_active())
+		return shm_progress(timeout);
+	return poll_fds(timeout);
+}
+
 int lp_tran_fds(int **fds)
 {
 	static int *v;
 	static int cap;
 	struct lp_conn *pc = lp_pvmd_conn();
 	int n = 0;
+
+	lp_shm_watch_fds();
 
 	if (nall + 1 > cap) {
 		int *nv = realloc(v, sizeof *nv * (size_t)(nall + 8));

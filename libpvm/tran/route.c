@@ -12,6 +12,7 @@
 /* Transports by decreasing exclusivity; the pvmd route comes last and
  * always reaches. */
 static const struct lp_tran *const trans[] = {
+	&lp_tran_shm, /* whatever PvmRoute says (docs/shm.md) */
 	&lp_tran_direct,
 	&lp_tran_pvmd,
 };

@@ -39,6 +39,8 @@ struct lp_tran {
 
 extern const struct lp_tran lp_tran_pvmd;
 extern const struct lp_tran lp_tran_direct;
+/* shared memory (tran_shm*.c, docs/shm.md): every local destination */
+extern const struct lp_tran lp_tran_shm;
 
 /* ---- pvmd route (tran_pvmd.c) ---- */
 

@@ -1,0 +1,137 @@
+/*
+ * tran_shm.h - the shared-memory route (docs/shm.md), internal to
+ * tran_shm.c (inbox, peers, life cycle), tran_shm_tx.c (sending) and
+ * tran_shm_rx.c (receiving, waiting).  poll.c and msg/ use the lp_shm_*
+ * calls declared at the end.
+ */
+#ifndef LPVM_TRAN_SHM_H
+#define LPVM_TRAN_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "shmseg.h"
+#include "lpvm.h"
+#include "tran.h"
+
+/* A message waiting in the sender's memory for room in a ring. */
+struct shm_out {
+	struct shm_out *next;
+	struct shmseg_rec rec; /* tag, ctx, seq, enc, total */
+	uint8_t *data;
+	size_t cap;
+	uint64_t sent;         /* bytes of data already in the ring */
+	int started;           /* a START (or REF) record went out */
+	int lent;              /* a REF went out: the receiver reads data */
+	int64_t grace_ns;      /* a large one waits until then for the
+				* receiver to post its pvm_precv buffer */
+};
+
+/* How long a large queued message waits for a posted receive before it
+ * streams through the ring (docs/shm.md). */
+#define SHM_GRACE_NS 30000
+
+enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
+
+/* The sending side of one destination (the route's endpoint). */
+struct shm_peer {
+	struct shm_peer *next;  /* hash chain */
+	struct shm_peer *bnext; /* list of peers with queued output */
+	int busy;
+	int tid;
+	enum shm_pstate state;
+	int fails;
+	int64_t retry_ns;
+	void *base;
+	size_t size;
+	struct shmseg_hdr *hdr;
+	struct shmseg_slot *slot;
+	uint8_t *ring;
+	uint64_t mask;  /* ringsize - 1 */
+	uint64_t head;  /* our copy of slot->head */
+	uint64_t tail;  /* last tail we read */
+	int efd;        /* our copy of the receiver's eventfd */
+	int nodirect;   /* process_vm_writev is not allowed to it */
+	int noposts;    /* its last large message was not taken by a posted
+			 * pvm_precv: do not wait for one (grace) */
+	struct shm_out *q, *qtail;
+	size_t qbytes;
+};
+
+/* ---- state shared by the three files ---- */
+struct shm_in; /* receiving side of one slot (tran_shm_rx.c) */
+struct shm_self {
+	int on;          /* the route is up for this task */
+	pid_t pid;
+	void *base;      /* our inbox */
+	size_t size;
+	struct shmseg_hdr *hdr;
+	uint32_t nslot, ringsize;
+	int efd;         /* our eventfd */
+	char name[160];
+	struct shm_in *in; /* nslot entries */
+	struct shm_peer *busy; /* peers with queued output */
+	int forked;      /* we are a child that inherited the mapping */
+	int fdwatch;     /* pvm_getfds was called: senders always wake us */
+};
+extern struct shm_self lp_shm;
+
+int64_t lp_shm_now_ns(void);
+
+/* tran_shm_tx.c */
+int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m);
+int lp_shm_tx_push(struct shm_peer *sp); /* records written */
+void lp_shm_tx_drop(struct shm_peer *sp);
+/* pvm_exit: whole queued messages go through the pvmd route, a message
+ * cut short is abandoned and resent whole there. */
+void lp_shm_tx_handoff(struct shm_peer *sp);
+
+/* tran_shm_rx.c */
+int lp_shm_rx_init(void);
+void lp_shm_rx_fini(void);
+int lp_shm_rx_poll(void);
+int lp_shm_rx_check(void);
+/* Stores, in every active slot, the last seq delivered in order from its
+ * sender (for the senders' single-copy check). */
+void lp_shm_rx_publish_delivered(void);
+
+/* tran_shm_pr.c: single copy into a waiting pvm_precv */
+int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m);
+
+/* ---- used by poll.c and msg/ ---- */
+
+/* Whether the shared-memory route is up (then lp_progress spins). */
+static inline int lp_shm_active(void)
+{
+	return lp_shm.on && !lp_shm.forked; /* a forked child reads none */
+}
+/* Takes in whatever the rings hold and pushes queued output.  Returns the
+ * number of messages (or records) moved: 0 when nothing happened. */
+int lp_shm_poll(void);
+/* Before blocking: announces that we sleep and looks once more.  Returns
+ * > 0 if something arrived (then do not sleep); *cap_ns is set to the
+ * longest sleep allowed (-1: no limit) for the checks of dead peers. */
+int lp_shm_sleep_begin(int64_t *cap_ns);
+void lp_shm_sleep_end(void);
+/* pvm_getfds: a program that waits on our fds itself must see shm
+ * arrivals too, so senders write our eventfd for every message. */
+void lp_shm_watch_fds(void);
+/* Single copy (tran_shm_pr.c): pvm_precv posts its buffer (returns 1
+ * if it did: at least lp_shm_direct_min bytes, route up, none posted);
+ * lp_shm_post_done says a sender has filled it, lp_shm_post_take gets
+ * what it wrote and ends the posting; lp_shm_withdraw ends it without a
+ * message (1), or returns 0 when a sender had claimed it: it has waited
+ * for DONE, call lp_shm_post_take. */
+extern size_t lp_shm_direct_min;
+int lp_shm_post(int src, int tag, void *buf, size_t len);
+int lp_shm_post_done(void);
+void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
+		      uint32_t *seq);
+int lp_shm_withdraw(void);
+
+/* pvm_exit (lp_flush): hands every queued message to the pvmd route. */
+void lp_shm_handoff(void);
+
+#endif /* LPVM_TRAN_SHM_H */

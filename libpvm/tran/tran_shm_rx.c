@@ -1,0 +1,439 @@
+/*
+ * tran_shm_rx.c - receiving on the shared-memory route (docs/shm.md).
+ *
+ * The owner of an inbox scans the slots whose bit is set in `active`,
+ * takes every record between its tail and the sender's head, assembles
+ * streamed messages into one buffer allocated once, and hands each whole
+ * message to lp_msg_arrived (which orders by seq).  It frees a slot whose
+ * sender has left (closed) or died, once the ring is drained.
+ */
+#define _GNU_SOURCE
+#include "tran_shm.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lpvm.h"
+#include "msg/msg.h"
+
+#define REC sizeof(struct shmseg_rec)
+#define CHECK_NS 100000000 /* dead senders are looked for every 100 ms */
+
+struct shm_in {
+	uint64_t tail;       /* our copy of slot->tail */
+	int sender, spid;    /* 0 until the slot is first seen */
+	int sefd;            /* the sender's eventfd: -1 unknown, -2 none */
+	struct lp_buf *part; /* message being assembled */
+	uint64_t got, total;
+	uint32_t pseq;
+	int skipping;        /* dropping a message we had no memory for */
+	int broken;          /* the sender wrote nonsense: ignore it */
+	struct lp_peer *peer; /* the sender's entry (its rseq) */
+};
+
+static int64_t next_check;
+
+int lp_shm_rx_init(void)
+{
+	lp_shm.in = calloc(lp_shm.nslot, sizeof *lp_shm.in);
+	if (!lp_shm.in)
+		return -1;
+	for (uint32_t i = 0; i < lp_shm.nslot; i++)
+		lp_shm.in[i].sefd = -1;
+	next_check = 0;
+	return 0;
+}
+
+static void drop_part(struct shm_in *in)
+{
+	if (in->part)
+		lp_buf_free(in->part);
+	in->part = NULL;
+	in->skipping = 0;
+	in->got = in->total = 0;
+}
+
+void lp_shm_rx_fini(void)
+{
+	for (uint32_t i = 0; i < lp_shm.nslot; i++) {
+		drop_part(&lp_shm.in[i]);
+		if (lp_shm.in[i].sefd >= 0)
+			close(lp_shm.in[i].sefd);
+	}
+	free(lp_shm.in);
+	lp_shm.in = NULL;
+}
+
+static void ring_get(const uint8_t *ring, uint64_t mask, uint64_t pos,
+		     void *dst, size_t n)
+{
+	size_t off = (size_t)(pos & mask);
+	size_t first = mask + 1 - off;
+	if (first >= n) {
+		memcpy(dst, ring + off, n);
+		return;
+	}
+	memcpy(dst, ring + off, first);
+	memcpy((uint8_t *)dst + first, ring, n - first);
+}
+
+/* Gives the slot back: its sender left or died and its ring is empty. */
+static void free_slot(uint32_t i)
+{
+	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+	struct shm_in *in = &lp_shm.in[i];
+
+	atomic_fetch_and(&lp_shm.hdr->active[i / 64], ~(1ULL << (i % 64)));
+	drop_part(in);
+	if (in->sefd >= 0)
+		close(in->sefd);
+	memset(in, 0, sizeof *in);
+	in->sefd = -1;
+	atomic_store(&s->head, 0);
+	atomic_store(&s->tail, 0);
+	atomic_store(&s->inflight, 0);
+	atomic_store(&s->closed, 0);
+	atomic_store(&s->want_space, 0);
+	atomic_store(&s->delivered, 0);
+	atomic_store(&s->spid, 0);
+	atomic_store(&s->sefd, 0);
+	atomic_store_explicit(&s->sender, 0, memory_order_release);
+}
+
+static void wake_sender(struct shmseg_slot *s, struct shm_in *in)
+{
+	if (in->sefd == -1) {
+		in->sefd = -2;
+		int pfd = (int)syscall(SYS_pidfd_open, in->spid, 0);
+		if (pfd >= 0) {
+			int fd = (int)syscall(SYS_pidfd_getfd, pfd,
+					      atomic_load(&s->sefd), 0);
+			if (fd >= 0)
+				in->sefd = fd;
+			close(pfd);
+		}
+	}
+	if (in->sefd >= 0) {
+		uint64_t one = 1;
+		if (write(in->sefd, &one, sizeof one) < 0) {
+			/* full counter: it is awake */
+		}
+	}
+}
+
+/* The sender waits for a REF's answer: wake it if it sleeps (it set
+ * want_space before sleeping, see lp_shm_sleep_begin). */
+static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&s->want_space, memory_order_relaxed) &&
+	    atomic_exchange(&s->want_space, 0))
+		wake_sender(s, in);
+}
+
+static void deliver(struct shm_in *in, struct lp_buf *b,
+		    const struct shmseg_rec *r)
+{
+	b->enc = r->enc;
+	b->received = 1;
+	b->src = in->sender;
+	b->dst = lp.mytid;
+	b->tag = r->tag;
+	b->ctx = r->ctx;
+	b->wid = 0;
+	b->seq = r->seq;
+	b->rpos = 0;
+	b->inqueue = 0;
+	lp_msg_arrived(b);
+}
+
+/* Whether a message handler (pvm_addmhf) would take this message. */
+static int mhf_wants(const struct shm_in *in, const struct shmseg_rec *r)
+{
+	struct lp_buf probe = {.src = in->sender, .tag = r->tag, .ctx = r->ctx};
+	return lp_mhf_match(&probe);
+}
+
+/* A REF record: copies the body from the sender's memory
+ * (process_vm_readv) and answers in ref_ack.  The sender keeps the
+ * memory until then; if it leaves meanwhile (pvm_exit) it waits while we
+ * read (inflight = seq|READING). */
+static void take_ref(struct shmseg_slot *s, struct shm_in *in,
+		     struct shmseg_rec *r, uint64_t addr)
+{
+	uint64_t want = r->seq | SHMSEG_STREAMING;
+	if (!atomic_compare_exchange_strong(&s->inflight, &want,
+					    r->seq | SHMSEG_READING))
+		return; /* abandoned: it comes through the pvmd */
+	struct lp_buf *b = NULL;
+	if (r->total <= (uint64_t)(SIZE_MAX / 2)) {
+		b = lp_buf_new(PvmDataRaw);
+		if (b && lp_buf_reserve(b, (size_t)r->total) < 0) {
+			lp_buf_free(b);
+			b = NULL;
+		}
+	}
+	uint64_t done = 0;
+	int fail = 0;
+	if (b) {
+		lp_mem_hint(b->data, (size_t)r->total);
+		while (done < r->total) {
+			struct iovec lv = {b->data + done, (size_t)(r->total - done)};
+			struct iovec rv = {(void *)(uintptr_t)(addr + done),
+					   (size_t)(r->total - done)};
+			ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
+			if (k <= 0) {
+				fail = 1;
+				break;
+			}
+			done += (uint64_t)k;
+		}
+	}
+	if (fail && errno != ESRCH) {
+		/* not allowed (or no such memory): the sender streams it */
+		lp_buf_free(b);
+		atomic_store(&s->inflight, r->seq | SHMSEG_STREAMING);
+		atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_FAIL,
+				      memory_order_release);
+		return;
+	}
+	atomic_store(&s->inflight, 0);
+	atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_DONE,
+			      memory_order_release);
+	wake_sender_now(s, in);
+	if (!b || fail) {
+		lp_buf_free(b); /* no memory for it, or its sender died */
+		return;
+	}
+	b->len = (size_t)r->total;
+	deliver(in, b, r);
+	if (in->peer)
+		atomic_store_explicit(&s->delivered, in->peer->rseq,
+				      memory_order_release);
+}
+
+/* Takes one record at in->tail (head is past it).  Returns 1, or 0 when
+ * memory ran out (the record stays for the next look). */
+static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
+		uint64_t mask, uint64_t head)
+{
+	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+	struct shmseg_rec r;
+	ring_get(ring, mask, in->tail, &r, REC);
+	uint64_t pos = in->tail + REC;
+	if (r.len > mask + 1 - REC || pos + r.len > head ||
+	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
+	    (r.kind == SHMSEG_REF && r.len != 8)) {
+		in->broken = 1;
+		return 0;
+	}
+	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && in->peer &&
+	    r.seq == lp_seq_next(in->peer->rseq) &&
+	    lp_precv_fits(in->sender, r.tag, r.ctx) && !mhf_wants(in, &r)) {
+		/* straight into the waiting pvm_precv's buffer */
+		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
+		if (n)
+			ring_get(ring, mask, pos, lp_ptarget.buf, n);
+		in->tail = pos + shmseg_pad8(r.len);
+		lp_ptarget.active = 0;
+		lp_ptarget.done = 1;
+		lp_ptarget.src = in->sender;
+		lp_ptarget.rtag = r.tag;
+		lp_ptarget.len = r.len;
+		lp_msg_took(in->sender, r.seq);
+		atomic_store_explicit(&s->delivered, in->peer->rseq,
+				      memory_order_release);
+		return 1;
+	}
+	if (r.kind == SHMSEG_WHOLE) {
+		struct lp_buf *b = lp_buf_new(PvmDataRaw);
+		if (!b || lp_buf_reserve(b, r.len) < 0) {
+			lp_buf_free(b);
+			return 0;
+		}
+		ring_get(ring, mask, pos, b->data, r.len);
+		b->len = r.len;
+		in->tail = pos + shmseg_pad8(r.len);
+		deliver(in, b, &r);
+		if (in->peer)
+			atomic_store_explicit(&s->delivered, in->peer->rseq,
+					      memory_order_release);
+		return 1;
+	}
+	if (r.kind == SHMSEG_REF) {
+		uint64_t addr;
+		ring_get(ring, mask, pos, &addr, 8);
+		in->tail = pos + 8;
+		take_ref(s, in, &r, addr);
+		return 1;
+	}
+	if (r.kind == SHMSEG_START) {
+		drop_part(in);
+		in->total = r.total;
+		in->pseq = r.seq;
+		if (r.total < r.len || r.total > (uint64_t)(SIZE_MAX / 2)) {
+			in->broken = 1;
+			return 0;
+		}
+		in->part = lp_buf_new(PvmDataRaw);
+		if (!in->part || lp_buf_reserve(in->part, (size_t)r.total) < 0) {
+			/* no memory for it: let it pass (as a pvmd drops a
+			 * message it cannot hold) */
+			if (in->part)
+				lp_buf_free(in->part);
+			in->part = NULL;
+			in->skipping = 1;
+		} else {
+			lp_mem_hint(in->part->data, (size_t)r.total);
+			in->part->inqueue = 1;
+		}
+		in->got = 0;
+	} else if (!in->part && !in->skipping) {
+		in->broken = 1;
+		return 0;
+	}
+	if (r.len > in->total - in->got) {
+		in->broken = 1;
+		return 0;
+	}
+	if (in->part)
+		ring_get(ring, mask, pos, in->part->data + in->got, r.len);
+	in->got += r.len;
+	in->tail = pos + shmseg_pad8(r.len);
+	if (in->got == in->total) {
+		/* the sender may have started its next message already:
+		 * only an ABANDONED mark for this seq means "dropped" */
+		uint64_t want = in->pseq | SHMSEG_STREAMING;
+		int mine = atomic_compare_exchange_strong(&s->inflight, &want,
+							  0) ||
+			   want != (in->pseq | SHMSEG_ABANDONED);
+		struct lp_buf *b = in->part;
+		in->part = NULL;
+		in->skipping = 0;
+		if (b && mine) {
+			b->len = (size_t)in->total;
+			r.seq = in->pseq;
+			deliver(in, b, &r);
+			if (in->peer)
+				atomic_store_explicit(&s->delivered,
+						      in->peer->rseq,
+						      memory_order_release);
+		} else if (b) {
+			lp_buf_free(b); /* abandoned: it comes by the pvmd */
+		}
+	}
+	return 1;
+}
+
+static int drain(uint32_t i)
+{
+	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+	struct shm_in *in = &lp_shm.in[i];
+	uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+
+	if (head == in->tail || in->broken) {
+		if (atomic_load_explicit(&s->closed, memory_order_acquire) &&
+		    head == atomic_load_explicit(&s->head, memory_order_acquire))
+			free_slot(i);
+		return 0;
+	}
+	if (!in->sender) {
+		in->sender = atomic_load(&s->sender);
+		in->spid = atomic_load(&s->spid);
+		in->peer = lp_peer_get(in->sender);
+	}
+	const uint8_t *ring = shmseg_ring(lp_shm.base, i);
+	uint64_t mask = lp_shm.ringsize - 1;
+	int n = 0;
+	while (in->tail != head && take(i, in, ring, mask, head))
+		n++;
+	atomic_store_explicit(&s->tail, in->tail, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&s->want_space, memory_order_relaxed) &&
+	    atomic_exchange(&s->want_space, 0))
+		wake_sender(s, in);
+	return n;
+}
+
+int lp_shm_rx_poll(void)
+{
+	struct shmseg_hdr *h = lp_shm.hdr;
+	uint32_t nw = (lp_shm.nslot + 63) / 64;
+	int n = 0;
+
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t bits = atomic_load_explicit(&h->active[w],
+						     memory_order_acquire);
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			n += drain(i);
+		}
+	}
+	return n;
+}
+
+void lp_shm_rx_publish_delivered(void)
+{
+	uint32_t nw = (lp_shm.nslot + 63) / 64;
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t bits = atomic_load(&lp_shm.hdr->active[w]);
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			struct shm_in *in = &lp_shm.in[i];
+			struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+			if (!in->sender) {
+				in->sender = atomic_load(&s->sender);
+				in->spid = atomic_load(&s->spid);
+				in->peer = in->sender ? lp_peer_get(in->sender)
+						      : NULL;
+			}
+			if (in->peer)
+				atomic_store_explicit(&s->delivered,
+						      in->peer->rseq,
+						      memory_order_release);
+		}
+	}
+}
+
+/* Frees the slots of senders that died (SIGKILL...) once their ring is
+ * drained, dropping a message they left half written.  Returns whether
+ * some slot still holds a partial message (the caller then sleeps at
+ * most CHECK_NS). */
+int lp_shm_rx_check(void)
+{
+	int64_t now = lp_shm_now_ns();
+	int partial = 0;
+	if (now < next_check) {
+		for (uint32_t i = 0; i < lp_shm.nslot; i++)
+			partial |= lp_shm.in[i].part || lp_shm.in[i].skipping;
+		return partial;
+	}
+	next_check = now + CHECK_NS;
+	uint32_t nw = (lp_shm.nslot + 63) / 64;
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t bits = atomic_load(&lp_shm.hdr->active[w]);
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
+			struct shm_in *in = &lp_shm.in[i];
+			int pid = atomic_load(&s->spid);
+			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
+				drain(i);
+				if (atomic_load(&s->head) == in->tail ||
+				    in->broken) {
+					free_slot(i);
+					continue;
+				}
+			}
+			partial |= in->part || in->skipping;
+		}
+	}
+	return partial;
+}

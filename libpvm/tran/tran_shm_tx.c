@@ -1,0 +1,350 @@
+/*
+ * tran_shm_tx.c - sending on the shared-memory route (docs/shm.md).
+ *
+ * A message that fits in the free part of the ring goes in whole, in one
+ * WHOLE record, straight from the caller's memory.  Anything else (or
+ * anything behind a queued message) is copied into the sender's private
+ * queue for that peer and streamed from there as a START record and CONT
+ * records whenever the receiver has made room: lp_progress and lp_flush
+ * push it.  Sends never wait for the receiver.
+ */
+#define _GNU_SOURCE
+#include "tran_shm.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lpvm.h"
+
+#define REC sizeof(struct shmseg_rec)
+
+/* Copies n bytes to the ring at counter position pos (wrapping). */
+static void ring_put(const struct shm_peer *sp, uint64_t pos, const void *src,
+		     size_t n)
+{
+	size_t off = (size_t)(pos & sp->mask);
+	size_t first = sp->mask + 1 - off;
+	if (first >= n) {
+		memcpy(sp->ring + off, src, n);
+		return;
+	}
+	memcpy(sp->ring + off, src, first);
+	memcpy(sp->ring, (const uint8_t *)src + first, n - first);
+}
+
+/* Copies the body's bytes [from, from + n) given as segments. */
+static void ring_put_segs(const struct shm_peer *sp, uint64_t pos,
+			  const struct lp_seg *seg, int nseg, uint64_t from,
+			  size_t n)
+{
+	for (int i = 0; i < nseg && n; i++) {
+		if (from >= seg[i].len) {
+			from -= seg[i].len;
+			continue;
+		}
+		size_t k = seg[i].len - (size_t)from;
+		if (k > n)
+			k = n;
+		ring_put(sp, pos, (const uint8_t *)seg[i].p + from, k);
+		pos += k;
+		n -= k;
+		from = 0;
+	}
+}
+
+/* Free bytes in the ring; reads the receiver's tail only when what we
+ * knew of it leaves less than `need`. */
+static uint64_t room(struct shm_peer *sp, uint64_t need)
+{
+	uint64_t size = sp->mask + 1;
+	if (size - (sp->head - sp->tail) >= need)
+		return size - (sp->head - sp->tail);
+	sp->tail = atomic_load_explicit(&sp->slot->tail, memory_order_acquire);
+	return size - (sp->head - sp->tail);
+}
+
+/* Publishes what we wrote and wakes the receiver if it sleeps. */
+static void publish(struct shm_peer *sp)
+{
+	atomic_store_explicit(&sp->slot->head, sp->head, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&sp->hdr->sleeping, memory_order_relaxed)) {
+		uint64_t one = 1;
+		if (write(sp->efd, &one, sizeof one) < 0) {
+			/* EAGAIN: the counter is full, it is awake anyway */
+		}
+	}
+}
+
+static void put_rec(struct shm_peer *sp, const struct shmseg_rec *r)
+{
+	ring_put(sp, sp->head, r, REC);
+	sp->head += REC;
+}
+
+static void busy(struct shm_peer *sp)
+{
+	if (!sp->busy) {
+		sp->busy = 1;
+		sp->bnext = lp_shm.busy;
+		lp_shm.busy = sp;
+	}
+}
+
+/* Whether the receiver is gone: then what we queued for it goes away
+ * (as the pvmd drops messages for a task that exited). */
+static int peer_gone(struct shm_peer *sp)
+{
+	if (!atomic_load_explicit(&sp->hdr->dead, memory_order_relaxed))
+		return 0;
+	lp_shm_tx_drop(sp);
+	return 1;
+}
+
+int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
+{
+	if (peer_gone(sp))
+		return PvmSysErr; /* the route layer falls back to the pvmd */
+	struct shmseg_rec r = {
+		.kind = SHMSEG_WHOLE, .tag = m->h.tag, .ctx = m->h.ctx,
+		.seq = m->h.seq, .enc = m->h.enc, .total = m->total,
+	};
+	if (m->total >= lp_shm_direct_min && !sp->q && lp_shm_tx_direct(sp, m)) {
+		sp->noposts = 0;
+		return 0; /* copied into the receiver's pvm_precv buffer */
+	}
+	if (!sp->q && m->total <= sp->mask + 1 - REC &&
+	    room(sp, REC + shmseg_pad8(m->total)) >= REC + shmseg_pad8(m->total)) {
+		r.len = (uint32_t)m->total;
+		put_rec(sp, &r);
+		ring_put_segs(sp, sp->head, m->seg, m->nseg, 0, (size_t)m->total);
+		sp->head += shmseg_pad8(m->total);
+		publish(sp);
+		return 0;
+	}
+	/* a private copy, streamed as the receiver makes room */
+	struct shm_out *o = calloc(1, sizeof *o);
+	if (!o)
+		return PvmNoMem;
+	o->rec = r;
+	if (m->total >= lp_shm_direct_min && !sp->noposts)
+		o->grace_ns = lp_shm_now_ns() + SHM_GRACE_NS;
+	if (m->total) {
+		o->data = lp_mem_get((size_t)m->total, &o->cap);
+		if (!o->data) {
+			free(o);
+			return PvmNoMem;
+		}
+		uint8_t *d = o->data;
+		for (int i = 0; i < m->nseg; i++) {
+			if (m->seg[i].len)
+				memcpy(d, m->seg[i].p, m->seg[i].len);
+			d += m->seg[i].len;
+		}
+	}
+	if (sp->qtail)
+		sp->qtail->next = o;
+	else
+		sp->q = o;
+	sp->qtail = o;
+	sp->qbytes += (size_t)m->total;
+	busy(sp);
+	lp_shm_tx_push(sp);
+	return 0;
+}
+
+/* Chunks smaller than this wait for more room (unless they end the
+ * message): fewer, larger records stream faster. */
+static uint64_t min_chunk(const struct shm_peer *sp)
+{
+	return (sp->mask + 1) / 8;
+}
+
+static void pop(struct shm_peer *sp)
+{
+	struct shm_out *o = sp->q;
+	sp->q = o->next;
+	if (!sp->q)
+		sp->qtail = NULL;
+	sp->qbytes -= (size_t)o->rec.total;
+	lp_mem_put(o->data, o->cap);
+	free(o);
+}
+
+/* Whether a queued message goes by reference: large, and the receiver
+ * may read our memory. */
+static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
+{
+	return !sp->nodirect && o->rec.total >= lp_shm_direct_min &&
+	       o->rec.total > (sp->mask + 1) / 2;
+}
+
+/* The queue's head went by reference: 1 when the receiver has it (or
+ * gave up: we stream it then), 0 while it reads. */
+static int ref_answered(struct shm_peer *sp, struct shm_out *o)
+{
+	uint64_t a = atomic_load_explicit(&sp->slot->ref_ack,
+					  memory_order_acquire);
+	if (a == (o->rec.seq | SHMSEG_REF_DONE)) {
+		pop(sp);
+		return 1;
+	}
+	if (a == (o->rec.seq | SHMSEG_REF_FAIL)) {
+		sp->nodirect = 1;
+		o->lent = 0;
+		o->started = 0;
+		o->sent = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int lp_shm_tx_push(struct shm_peer *sp)
+{
+	int n = 0;
+
+	if (peer_gone(sp))
+		return 0;
+	while (sp->q) {
+		struct shm_out *o = sp->q;
+		if (o->lent) {
+			if (!ref_answered(sp, o))
+				break;
+			n++;
+			continue;
+		}
+		if (!o->started && o->rec.total >= lp_shm_direct_min) {
+			/* one copy from our queue into its posted buffer */
+			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
+			struct lp_omsg m = {
+				.h = {.dst = sp->tid, .src = lp.mytid,
+				      .tag = o->rec.tag, .ctx = o->rec.ctx,
+				      .enc = (uint16_t)o->rec.enc,
+				      .seq = o->rec.seq},
+				.seg = &seg, .nseg = 1, .total = o->rec.total};
+			if (lp_shm_tx_direct(sp, &m)) {
+				pop(sp);
+				sp->noposts = 0;
+				n++;
+				continue;
+			}
+			/* an awake receiver may be about to post: wait a
+			 * little before streaming */
+			if (o->grace_ns &&
+			    !atomic_load_explicit(&sp->hdr->sleeping,
+						  memory_order_relaxed)) {
+				if (lp_shm_now_ns() < o->grace_ns)
+					break;
+				sp->noposts = 1; /* it receives another way */
+			}
+			o->grace_ns = 0;
+		}
+		if (!o->started && by_ref(sp, o)) {
+			if (room(sp, REC + 8) < REC + 8)
+				break;
+			/* the receiver copies it from our queue in one go */
+			atomic_store(&sp->slot->inflight,
+				     o->rec.seq | SHMSEG_STREAMING);
+			o->rec.kind = SHMSEG_REF;
+			o->rec.len = 8;
+			uint64_t addr = (uint64_t)(uintptr_t)o->data;
+			put_rec(sp, &o->rec);
+			ring_put(sp, sp->head, &addr, 8);
+			sp->head += 8;
+			o->started = 1;
+			o->lent = 1;
+			n++;
+			publish(sp);
+			break; /* nothing passes it before the answer */
+		}
+		uint64_t left = o->rec.total - o->sent;
+		uint64_t free_ = room(sp, REC + shmseg_pad8(left < min_chunk(sp) ? left : min_chunk(sp)));
+		if (free_ < REC + 8)
+			break;
+		uint64_t can = (free_ - REC) & ~(uint64_t)7;
+		if (!o->started && left <= sp->mask + 1 - REC &&
+		    REC + shmseg_pad8(left) <= free_) {
+			o->rec.kind = SHMSEG_WHOLE;
+			o->rec.len = (uint32_t)left;
+		} else {
+			uint64_t k = left < can ? left : can;
+			if (k < left && k < min_chunk(sp))
+				break;
+			if (!o->started) {
+				/* the receiver clears it when it takes the
+				 * last chunk; pvm_exit abandons it (handoff) */
+				atomic_store(&sp->slot->inflight,
+					     o->rec.seq | SHMSEG_STREAMING);
+				o->rec.kind = SHMSEG_START;
+				o->started = 1;
+			} else {
+				o->rec.kind = SHMSEG_CONT;
+			}
+			o->rec.len = (uint32_t)k;
+		}
+		put_rec(sp, &o->rec);
+		ring_put(sp, sp->head, o->data + o->sent, o->rec.len);
+		sp->head += shmseg_pad8(o->rec.len);
+		o->sent += o->rec.len;
+		n++;
+		publish(sp);
+		if (o->sent == o->rec.total)
+			pop(sp);
+	}
+	if (sp->q)
+		busy(sp);
+	return n;
+}
+
+void lp_shm_tx_handoff(struct shm_peer *sp)
+{
+	struct lp_conn *pc = lp_pvmd_conn();
+	if (peer_gone(sp))
+		return;
+	while (sp->q) {
+		struct shm_out *o = sp->q;
+		int send = 1;
+		if (o->started) {
+			uint64_t want = o->rec.seq | SHMSEG_STREAMING;
+			send = atomic_compare_exchange_strong(
+				&sp->slot->inflight, &want,
+				o->rec.seq | SHMSEG_ABANDONED);
+			/* the receiver is copying it from us (REF): let it
+			 * finish before this memory goes away */
+			while (!send && want == (o->rec.seq | SHMSEG_READING) &&
+			       !atomic_load(&sp->hdr->dead)) {
+				__builtin_ia32_pause();
+				want = atomic_load(&sp->slot->inflight);
+				if (want == (o->rec.seq | SHMSEG_STREAMING))
+					send = atomic_compare_exchange_strong(
+						&sp->slot->inflight, &want,
+						o->rec.seq | SHMSEG_ABANDONED);
+			}
+			if (o->lent && !send &&
+			    atomic_load(&sp->slot->ref_ack) ==
+				    (o->rec.seq | SHMSEG_REF_FAIL))
+				send = 1; /* it could not read it */
+		}
+		if (send && pc) {
+			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
+			uint32_t frag = lp.fragsize > 0 ? (uint32_t)lp.fragsize
+							: 4080;
+			if (frag > WIRE_MAX_FRAG)
+				frag = WIRE_MAX_FRAG;
+			struct lp_omsg m = {
+				.h = {.dst = sp->tid, .src = lp.mytid,
+				      .tag = o->rec.tag, .ctx = o->rec.ctx,
+				      .enc = (uint16_t)o->rec.enc,
+				      .seq = o->rec.seq},
+				.seg = &seg, .nseg = 1, .total = o->rec.total,
+				.frag = frag,
+			};
+			lp_tran_pvmd.send(pc, &m);
+		}
+		sp->q = o->next;
+		lp_mem_put(o->data, o->cap);
+		free(o);
+	}
+	sp->qtail = NULL;
+	sp->qbytes = 0;
+}

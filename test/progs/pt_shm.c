@@ -1,0 +1,694 @@
+/*
+ * pt_shm - the shared-memory route (test/shm.bats, docs/shm.md).
+ *
+ * Usage: pt_shm MODE [ARGS]; children are spawned as pt_shm child-*.
+ *   paths      psend/precv, Raw, InPlace, Default and mcast, many sizes,
+ *              echoed by children, every byte checked
+ *   switch     messages that start on the pvmd route (the child has not
+ *              enrolled yet) and go on over shared memory stay in order
+ *   big MiB    one message of MiB mebibytes, checked
+ *   slow N KiB a fast sender, a slow receiver: N messages, all checked
+ *   mutual MiB both sides send MiB mebibytes before either receives
+ *   killsend / killrecv   one side killed mid-stream
+ *   exitdeaf   pvm_exit with much queued for a task that never reads
+ *   stress N   random delays on both sides (lost wake-ups hang)
+ *   cpu        CPU time of a receiver blocked 2 s in pvm_recv
+ *   opts       PvmPollType / PvmPollTime
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "tcommon.h"
+
+#define ME "pt_shm"
+#define T_DATA 10
+#define T_END 11
+#define T_DEF 12
+#define T_OK 13
+#define T_EXIT 14
+#define T_READY 15
+
+static uint8_t pat(uint64_t i, unsigned seed)
+{
+	uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL ^ seed;
+	return (uint8_t)(x >> 29 ^ x >> 7);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = pat(i, seed);
+}
+
+/* index of the first wrong byte, or -1 */
+static long bad(const uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != pat(i, seed))
+			return (long)i;
+	return -1;
+}
+
+static int spawn1(const char *mode, char *arg)
+{
+	char *av[] = {(char *)mode, arg, NULL};
+	int tid = 0;
+	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
+	return n == 1 ? tid : -1;
+}
+
+/* ---- children ---- */
+
+/* Echoes every message back to its sender (Default: unpacked and packed
+ * again as ints; others: the body's bytes, Raw) until T_END. */
+static int child_echo(void)
+{
+	int parent = pvm_parent();
+	for (;;) {
+		int b = pvm_recv(-1, -1), len, tag, src;
+		if (b < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0)
+			return 1;
+		if (tag == T_END)
+			break;
+		if (tag == T_DEF) {
+			int n = 0;
+			pvm_upkint(&n, 1, 1);
+			int *v = malloc(sizeof(int) * (size_t)(n ? n : 1));
+			pvm_upkint(v, n, 1);
+			pvm_initsend(PvmDataDefault);
+			pvm_pkint(&n, 1, 1);
+			pvm_pkint(v, n, 1);
+			free(v);
+		} else {
+			uint8_t *d = malloc((size_t)len + 1);
+			pvm_upkbyte((char *)d, len, 1);
+			pvm_initsend(PvmDataRaw);
+			pvm_pkbyte((char *)d, len, 1);
+			free(d);
+		}
+		pvm_send(src, tag);
+	}
+	(void)parent;
+	pvm_exit();
+	return 0;
+}
+
+/* Receives numbered messages (int i, then i bytes of pattern i) from the
+ * parent after a delay, checks order and bytes, reports the count. */
+static int child_order(int delay_ms)
+{
+	int parent = pvm_parent(), ok = 0, want = 0, errs = 0;
+	t_msleep(delay_ms);
+	for (;;) {
+		int b = pvm_recv(parent, -1), len, tag, src;
+		pvm_bufinfo(b, &len, &tag, &src);
+		if (tag == T_END)
+			break;
+		int i = -1;
+		pvm_upkint(&i, 1, 1);
+		uint8_t buf[4096];
+		int n = i % 4096;
+		pvm_upkbyte((char *)buf, n, 1);
+		if (i != want || bad(buf, (size_t)n, (unsigned)i) >= 0)
+			errs++;
+		else
+			ok++;
+		want = i + 1;
+	}
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&ok, 1, 1);
+	pvm_pkint(&errs, 1, 1);
+	pvm_send(parent, T_OK);
+	pvm_exit();
+	return 0;
+}
+
+/* Receives one psend of `bytes` and checks it; answers 0 or 1. */
+static int child_big(size_t bytes)
+{
+	int parent = pvm_parent();
+	uint8_t *p = malloc(bytes ? bytes : 1);
+	int got = 0, st = 1;
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE); /* our inbox exists */
+	if (p && pvm_precv(parent, T_DATA, p, (int)bytes, PVM_BYTE, NULL, NULL,
+			   &got) == 0 && (size_t)got == bytes &&
+	    bad(p, bytes, 7) < 0)
+		st = 0;
+	pvm_psend(parent, T_OK, &st, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* Slow receiver: n messages of kib KiB, 1 ms apart. */
+static int child_slow(int n, int kib)
+{
+	int parent = pvm_parent(), errs = 0;
+	size_t sz = (size_t)kib << 10;
+	uint8_t *p = malloc(sz);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	t_msleep(300); /* the sender has queued everything by now */
+	for (int i = 0; i < n; i++) {
+		int got = 0, tag = 0;
+		if (pvm_precv(parent, -1, p, (int)sz, PVM_BYTE, NULL, &tag,
+			      &got) < 0 || tag != 100 + i % 1000 ||
+		    (size_t)got != sz || bad(p, sz, (unsigned)i) >= 0)
+			errs++;
+		if (i % 16 == 0)
+			t_msleep(1);
+	}
+	pvm_psend(parent, T_OK, &errs, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* Both sides: send `mib` MiB in 1 MiB messages to `peer`, then receive
+ * as much from it and check.  Returns the number of errors. */
+static int mutual(int peer, int mib, unsigned seed_out, unsigned seed_in)
+{
+	size_t sz = 1 << 20;
+	uint8_t *p = malloc(sz);
+	int errs = 0;
+	for (int i = 0; i < mib; i++) {
+		fill(p, sz, seed_out + (unsigned)i);
+		if (pvm_psend(peer, T_DATA, p, (int)sz, PVM_BYTE) < 0)
+			errs++;
+	}
+	for (int i = 0; i < mib; i++) {
+		int got = 0;
+		if (pvm_precv(peer, T_DATA, p, (int)sz, PVM_BYTE, NULL, NULL,
+			      &got) < 0 || (size_t)got != sz ||
+		    bad(p, sz, seed_in + (unsigned)i) >= 0)
+			errs++;
+	}
+	free(p);
+	return errs;
+}
+
+static int child_mutual(int mib)
+{
+	int parent = pvm_parent();
+	int errs = mutual(parent, mib, 2000, 1000);
+	pvm_psend(parent, T_OK, &errs, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* Sends one big message to the parent (it kills us meanwhile). */
+static int child_bigsend(int mib)
+{
+	int parent = pvm_parent();
+	size_t sz = (size_t)mib << 20;
+	uint8_t *p = malloc(sz);
+	memset(p, 1, sz);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	for (;;)
+		pvm_psend(parent, T_DATA, p, (int)sz, PVM_BYTE);
+	return 0;
+}
+
+/* Never receives. */
+static int child_deaf(void)
+{
+	pvm_psend(pvm_parent(), T_READY, NULL, 0, PVM_BYTE);
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Stress partner: ping-pong with random pauses. */
+static void rnd_pause(unsigned *s)
+{
+	*s = *s * 1103515245 + 12345;
+	unsigned r = (*s >> 16) % 100;
+	if (r < 40)
+		return;
+	if (r < 80)
+		sched_yield();
+	else
+		usleep((*s >> 8) % 700);
+}
+
+static int stress(int peer, int n, unsigned seed, int first)
+{
+	int errs = 0;
+	for (int i = 0; i < n; i++) {
+		int v = -1;
+		if (first) {
+			rnd_pause(&seed);
+			pvm_psend(peer, T_DATA, &i, 1, PVM_INT);
+			rnd_pause(&seed);
+			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
+		} else {
+			rnd_pause(&seed);
+			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
+			rnd_pause(&seed);
+			pvm_psend(peer, T_DATA, &i, 1, PVM_INT);
+		}
+		if (v != i)
+			errs++;
+	}
+	return errs;
+}
+
+static int child_stress(int n)
+{
+	int parent = pvm_parent();
+	int errs = stress(parent, n, (unsigned)getpid(), 0);
+	pvm_psend(parent, T_OK, &errs, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+static int child_block(void)
+{
+	int parent = pvm_parent(), v = 0;
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	pvm_precv(parent, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
+	pvm_psend(parent, T_OK, &v, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* ---- the parent's side of each mode ---- */
+
+static const size_t sizes[] = {0, 1, 8, 100, 4064, 4096, 65504, 65536,
+			       100000, 200003, 1 << 20, 5 << 20};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+/* One round trip of `n` bytes to an echo child by one method. */
+static void echo_one(int c, const char *how, size_t n, unsigned seed)
+{
+	uint8_t *p = malloc(n + 8), *q = malloc(n + 8);
+	int got = -1, tag = -1, src = -1;
+	fill(p, n, seed);
+	if (!strcmp(how, "psend")) {
+		EQ(pvm_psend(c, T_DATA, p, (int)n, PVM_BYTE), 0);
+	} else {
+		int enc = !strcmp(how, "raw") ? PvmDataRaw : PvmDataInPlace;
+		pvm_initsend(enc);
+		/* InPlace: two ranges, sent from our memory */
+		pvm_pkbyte((char *)p, (int)(n / 2), 1);
+		pvm_pkbyte((char *)p + n / 2, (int)(n - n / 2), 1);
+		EQ(pvm_send(c, T_DATA), 0);
+	}
+	memset(q, 0, n + 8);
+	EQ(pvm_precv(c, T_DATA, q, (int)n + 8, PVM_BYTE, &src, &tag, &got), 0);
+	EQ(got, n);
+	EQ(src, c);
+	CHECK(bad(q, n, seed) < 0, "%s %zu bytes: byte %ld differs", how, n,
+	      bad(q, n, seed));
+	free(p);
+	free(q);
+}
+
+static void def_one(int c, int n)
+{
+	int *v = malloc(sizeof(int) * (size_t)(n + 1)), m = -1;
+	for (int i = 0; i < n; i++)
+		v[i] = i * 7919 - n;
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&n, 1, 1);
+	pvm_pkint(v, n, 1);
+	EQ(pvm_send(c, T_DEF), 0);
+	CHECK(pvm_recv(c, T_DEF) > 0, "Default echo received");
+	pvm_upkint(&m, 1, 1);
+	EQ(m, n);
+	int *w = malloc(sizeof(int) * (size_t)(n + 1)), errs = 0;
+	pvm_upkint(w, n, 1);
+	for (int i = 0; i < n; i++)
+		errs += w[i] != i * 7919 - n;
+	EQ(errs, 0);
+	free(v);
+	free(w);
+}
+
+/* Whether this process maps the inbox of `tid` (the route is in use). */
+static int maps_inbox(int tid)
+{
+	char want[64], line[512];
+	snprintf(want, sizeof want, ".%x", tid);
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		char *s = strstr(line, "/dev/shm/pvm.");
+		if (!s)
+			continue;
+		char *e = strchr(s, '\n');
+		if (e)
+			*e = 0;
+		size_t ls = strlen(s), lw = strlen(want);
+		if (ls >= lw && !strcmp(s + ls - lw, want))
+			found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static int do_paths(void)
+{
+	int c[3];
+	for (int i = 0; i < 3; i++)
+		CHECK((c[i] = spawn1("child-echo", NULL)) > 0, "spawn");
+	const char *hows[] = {"psend", "raw", "inplace"};
+	for (int h = 0; h < 3; h++)
+		for (int s = 0; s < NSIZES; s++)
+			echo_one(c[s % 3], hows[h], sizes[s],
+				 (unsigned)(h * 100 + s));
+	for (int n = 0; n <= 300000; n = n * 3 + 1)
+		def_one(c[n % 3], n);
+	/* mcast: every child echoes it once */
+	size_t n = 70000;
+	uint8_t *p = malloc(n), *q = malloc(n);
+	fill(p, n, 55);
+	pvm_initsend(PvmDataRaw);
+	pvm_pkbyte((char *)p, (int)n, 1);
+	EQ(pvm_mcast(c, 3, T_DATA), 0);
+	int seen = 0;
+	for (int i = 0; i < 3; i++) {
+		int src = 0, got = 0;
+		EQ(pvm_precv(-1, T_DATA, q, (int)n, PVM_BYTE, &src, NULL, &got), 0);
+		EQ(got, n);
+		CHECK(bad(q, n, 55) < 0, "mcast data");
+		for (int k = 0; k < 3; k++)
+			if (src == c[k])
+				seen |= 1 << k;
+	}
+	EQ(seen, 7);
+	for (int i = 0; i < 3; i++) {
+		const char *e = getenv("PVM_SHM");
+		int want = !(e && !strcmp(e, "0"));
+		CHECK(maps_inbox(c[i]) == want, "inbox of t%x mapped: %d", c[i],
+		      maps_inbox(c[i]));
+		pvm_initsend(PvmDataRaw);
+		pvm_send(c[i], T_END);
+	}
+	free(p);
+	free(q);
+	return t_done("paths");
+}
+
+static int do_switch(void)
+{
+	int nmsg = 3000;
+	int c = spawn1("child-order", "300");
+	CHECK(c > 0, "spawn");
+	/* the child enrolls meanwhile: the first messages go through the
+	 * pvmd, the rest through its inbox */
+	CHECK(!maps_inbox(c), "no inbox mapped before the first send");
+	uint8_t buf[4096];
+	double t0 = t_now();
+	for (int i = 0; i < nmsg; i++) {
+		pvm_initsend(PvmDataDefault);
+		pvm_pkint(&i, 1, 1);
+		fill(buf, (size_t)(i % 4096), (unsigned)i);
+		pvm_pkbyte((char *)buf, i % 4096, 1);
+		EQ(pvm_send(c, T_DATA), 0);
+		if (i % 10 == 0)
+			usleep(1000);
+	}
+	printf("sent in %.2f s\n", t_now() - t0);
+	CHECK(maps_inbox(c) || getenv("PVM_SHM"), "inbox of the child mapped");
+	pvm_initsend(PvmDataRaw);
+	pvm_send(c, T_END);
+	int ok = -1, errs = -1;
+	CHECK(t_recv(c, T_OK, 60) > 0, "child's report");
+	pvm_upkint(&ok, 1, 1);
+	pvm_upkint(&errs, 1, 1);
+	EQ(ok, nmsg);
+	EQ(errs, 0);
+	return t_done("switch");
+}
+
+static int do_big(int mib)
+{
+	size_t sz = (size_t)mib << 20;
+	char arg[32];
+	snprintf(arg, sizeof arg, "%zu", sz);
+	int c = spawn1("child-big", arg);
+	uint8_t *p = malloc(sz);
+	CHECK(p != NULL, "malloc");
+	fill(p, sz, 7);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	double t0 = t_now();
+	EQ(pvm_psend(c, T_DATA, p, (int)sz, PVM_BYTE), 0);
+	int st = -1;
+	EQ(pvm_precv(c, T_OK, &st, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(st, 0);
+	printf("%d MiB checked in %.2f s\n", mib, t_now() - t0);
+	return t_done("big");
+}
+
+static long hwm_kb(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "VmHWM:", 6))
+			v = atol(line + 6);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int do_slow(int n, int kib)
+{
+	char arg[64];
+	snprintf(arg, sizeof arg, "%d:%d", n, kib);
+	int c = spawn1("child-slow", arg);
+	size_t sz = (size_t)kib << 10;
+	uint8_t *p = malloc(sz);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	long before = hwm_kb();
+	double t0 = t_now();
+	for (int i = 0; i < n; i++) {
+		fill(p, sz, (unsigned)i);
+		EQ(pvm_psend(c, 100 + i % 1000, p, (int)sz, PVM_BYTE), 0);
+	}
+	double ts = t_now() - t0;
+	int errs = -1;
+	EQ(pvm_precv(c, T_OK, &errs, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(errs, 0);
+	long grew = hwm_kb() - before;
+	printf("sent %d x %d KiB in %.3f s; sender peak grew %ld kB\n", n, kib,
+	       ts, grew);
+	/* the queue holds at most what was sent (a copy), not more */
+	CHECK(grew < (long)n * kib + 65536, "sender memory %ld kB", grew);
+	return t_done("slow");
+}
+
+static int do_mutual(int mib)
+{
+	char arg[32];
+	snprintf(arg, sizeof arg, "%d", mib);
+	int c = spawn1("child-mutual", arg);
+	int errs = mutual(c, mib, 1000, 2000), cerr = -1;
+	EQ(errs, 0);
+	EQ(pvm_precv(c, T_OK, &cerr, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(cerr, 0);
+	return t_done("mutual");
+}
+
+/* pvm_kill of a child mid-stream: we get its exit notify, nothing
+ * partial, and go on with a new child. */
+static int do_kill(int sender_dies)
+{
+	int c = spawn1(sender_dies ? "child-bigsend" : "child-deaf", "64");
+	CHECK(c > 0, "spawn");
+	EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &c), 0);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	if (!sender_dies) {
+		/* 200 MiB for a task that never reads: queued here */
+		size_t sz = 8 << 20;
+		uint8_t *p = calloc(1, sz);
+		for (int i = 0; i < 25; i++)
+			EQ(pvm_psend(c, T_DATA, p, (int)sz, PVM_BYTE), 0);
+		free(p);
+	} else {
+		t_msleep(50); /* it streams meanwhile */
+	}
+	EQ(pvm_kill(c), 0);
+	CHECK(t_recv(-1, T_EXIT, 30) > 0, "exit notify");
+	int who = -1;
+	pvm_upkint(&who, 1, 1);
+	EQ(who, c);
+	if (sender_dies) {
+		/* whole messages it sent may be here; no partial one */
+		int b, n = 0;
+		while ((b = pvm_nrecv(c, T_DATA)) > 0) {
+			int len = 0;
+			pvm_bufinfo(b, &len, NULL, NULL);
+			EQ(len, 64 << 20);
+			n++;
+		}
+		printf("%d whole messages from the killed sender\n", n);
+	} else {
+		/* sends to the dead task still succeed, and do not hang */
+		int v = 1;
+		EQ(pvm_psend(c, T_DATA, &v, 1, PVM_INT), 0);
+	}
+	/* the VM goes on: a new child echoes */
+	int e = spawn1("child-echo", NULL);
+	echo_one(e, "psend", 300000, 3);
+	pvm_initsend(PvmDataRaw);
+	pvm_send(e, T_END);
+	return t_done(sender_dies ? "killsend" : "killrecv");
+}
+
+/* pvm_exit with 200 MiB queued for a task that never reads: it hands
+ * them to the pvmd and returns. */
+static int do_exitdeaf(void)
+{
+	int c = spawn1("child-deaf", NULL);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	size_t sz = 8 << 20;
+	uint8_t *p = calloc(1, sz);
+	for (int i = 0; i < 25; i++)
+		EQ(pvm_psend(c, T_DATA, p, (int)sz, PVM_BYTE), 0);
+	free(p);
+	double t0 = t_now();
+	EQ(pvm_exit(), 0);
+	double dt = t_now() - t0;
+	printf("pvm_exit took %.2f s\n", dt);
+	CHECK(dt < 30, "pvm_exit took %.1f s", dt);
+	CHECK(pvm_mytid() > 0, "enrolled again");
+	EQ(pvm_kill(c), 0);
+	return t_done("exitdeaf");
+}
+
+static int do_stress(int n)
+{
+	char arg[32];
+	snprintf(arg, sizeof arg, "%d", n);
+	int c = spawn1("child-stress", arg);
+	double t0 = t_now();
+	int errs = stress(c, n, 12345, 1), cerr = -1;
+	EQ(errs, 0);
+	EQ(pvm_precv(c, T_OK, &cerr, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(cerr, 0);
+	printf("%d round trips with random pauses in %.2f s\n", n,
+	       t_now() - t0);
+	return t_done("stress");
+}
+
+static double cpu_secs(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* fields after the command: state is 3rd, utime 14th, stime 15th */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int do_cpu(void)
+{
+	int c = spawn1("child-block", NULL);
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	struct pvmtaskinfo *ti;
+	int nt = 0, pid = 0;
+	pvm_tasks(0, &nt, &ti);
+	for (int i = 0; i < nt; i++)
+		if (ti[i].ti_tid == c)
+			pid = ti[i].ti_pid;
+	CHECK(pid > 0, "child's pid");
+	t_msleep(100);
+	double a = cpu_secs(pid);
+	t_msleep(2000);
+	double b = cpu_secs(pid);
+	printf("receiver used %.3f s of CPU in 2 s\n", b - a);
+	CHECK(a >= 0 && b - a < 0.1, "a blocked receiver burns %.3f s", b - a);
+	int v = 42, w = 0;
+	EQ(pvm_psend(c, T_DATA, &v, 1, PVM_INT), 0);
+	EQ(pvm_precv(c, T_OK, &w, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(w, 42);
+	return t_done("cpu");
+}
+
+static int do_opts(void)
+{
+	EQ(pvm_getopt(PvmPollType), PvmPollSleep);
+	int t = pvm_getopt(PvmPollTime);
+	CHECK(t > 0, "default PvmPollTime %d", t);
+	EQ(pvm_setopt(PvmPollType, PvmPollConstant), PvmPollSleep);
+	EQ(pvm_getopt(PvmPollType), PvmPollConstant);
+	EQ(pvm_setopt(PvmPollType, 7), PvmBadParam);
+	EQ(pvm_setopt(PvmPollTime, -1), PvmBadParam);
+	EQ(pvm_setopt(PvmPollTime, 5), t);
+	EQ(pvm_getopt(PvmPollTime), 5);
+	/* both settings still deliver */
+	int c = spawn1("child-echo", NULL);
+	echo_one(c, "psend", 1000, 1);
+	EQ(pvm_setopt(PvmPollType, PvmPollSleep), PvmPollConstant);
+	echo_one(c, "psend", 100000, 2);
+	pvm_initsend(PvmDataRaw);
+	pvm_send(c, T_END);
+	return t_done("opts");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	const char *a = argc > 2 ? argv[2] : "0";
+	pvm_setopt(PvmAutoErr, 0);
+	if (!strcmp(m, "child-echo"))
+		return child_echo();
+	if (!strcmp(m, "child-order"))
+		return child_order(atoi(a));
+	if (!strcmp(m, "child-big"))
+		return child_big((size_t)strtoull(a, NULL, 10));
+	if (!strcmp(m, "child-slow"))
+		return child_slow(atoi(a), atoi(strchr(a, ':') + 1));
+	if (!strcmp(m, "child-mutual"))
+		return child_mutual(atoi(a));
+	if (!strcmp(m, "child-bigsend"))
+		return child_bigsend(atoi(a));
+	if (!strcmp(m, "child-deaf"))
+		return child_deaf();
+	if (!strcmp(m, "child-stress"))
+		return child_stress(atoi(a));
+	if (!strcmp(m, "child-block"))
+		return child_block();
+	if (pvm_mytid() < 0)
+		return 2;
+	int r = 2;
+	const char *b = argc > 3 ? argv[3] : "0";
+	if (!strcmp(m, "paths"))
+		r = do_paths();
+	else if (!strcmp(m, "switch"))
+		r = do_switch();
+	else if (!strcmp(m, "big"))
+		r = do_big(atoi(a));
+	else if (!strcmp(m, "slow"))
+		r = do_slow(atoi(a), atoi(b));
+	else if (!strcmp(m, "mutual"))
+		r = do_mutual(atoi(a));
+	else if (!strcmp(m, "killsend"))
+		r = do_kill(1);
+	else if (!strcmp(m, "killrecv"))
+		r = do_kill(0);
+	else if (!strcmp(m, "exitdeaf"))
+		r = do_exitdeaf();
+	else if (!strcmp(m, "stress"))
+		r = do_stress(atoi(a));
+	else if (!strcmp(m, "cpu"))
+		r = do_cpu();
+	else if (!strcmp(m, "opts"))
+		r = do_opts();
+	else
+		fprintf(stderr, "usage: pt_shm MODE [ARGS] (see the source)\n");
+	pvm_exit();
+	return r;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# The shared-memory route (docs/shm.md): every message path over it with
+# the data checked, order across a route switch, big and queued messages,
+# deaths mid-stream, all-to-all, lost wake-ups, the CPU of a waiting
+# receiver, PvmPollType/PvmPollTime, and no segment left in /dev/shm.
+
+load helpers
+
+setup() {
+	[ -z "$REF" ] || skip "the reference has no shared-memory route"
+	[ -z "${PVM_SHM:-}" ] || [ "$PVM_SHM" != 0 ] ||
+		skip "PVM_SHM=0: the shared-memory route is off"
+	vm_setup
+}
+
+teardown() {
+	stop_vm
+	# whatever happened, no inbox of this VM may stay
+	rm -f /dev/shm/pvm."$(id -u)"."$PVM_VMID".* 2>/dev/null || true
+}
+
+# names of this VM's inboxes in /dev/shm
+inboxes() {
+	ls /dev/shm 2>/dev/null | grep -F "pvm.$(id -u).$PVM_VMID." || true
+}
+
+@test "psend/precv, Raw, InPlace, Default and mcast over shared memory, data checked" {
+	prog_ok pt_shm paths
+}
+
+@test "PVM_SHM=0: the same paths through the pvmd, no inbox mapped" {
+	PVM_SHM=0 prog_ok pt_shm paths
+}
+
+@test "messages that start on the pvmd route and go on over shared memory stay in order" {
+	prog_ok pt_shm switch
+}
+
+@test "a 1 GiB message over shared memory" {
+	TMO=180 prog_ok pt_shm big 1024
+}
+
+@test "a fast sender and a slow receiver: nothing lost, the sender queues a copy" {
+	prog_ok pt_shm slow 2000 64
+}
+
+@test "two tasks send 128 MiB to each other before either receives: no deadlock" {
+	TMO=120 prog_ok pt_shm mutual 128
+}
+
+@test "a sender killed mid-stream: the receiver gets its exit notify and goes on" {
+	prog_ok pt_shm killsend
+	# every task of it has gone, the killed one too: no inbox stays
+	wait_until 5 eval '[ -z "$(inboxes)" ]' || { inboxes; false; }
+}
+
+@test "a receiver killed mid-stream: the sender gets its exit notify, sends still succeed" {
+	prog_ok pt_shm killrecv
+}
+
+@test "pvm_exit with 200 MiB queued for a task that never reads returns" {
+	prog_ok pt_shm exitdeaf
+}
+
+@test "16 tasks all-to-all, 500 messages to every peer, order and data checked" {
+	TMO=300 prog_ok pt_order 16 500 pvmd
+	[[ "$output" == *"16 workers, 120000 messages checked"* ]]
+}
+
+@test "random pauses on both sides never lose a wake-up" {
+	TMO=120 prog_ok pt_shm stress 5000
+}
+
+@test "a receiver blocked in pvm_recv does not burn a core" {
+	prog_ok pt_shm cpu
+}
+
+@test "PvmPollType and PvmPollTime through pvm_setopt / pvm_getopt" {
+	prog_ok pt_shm opts
+}
+
+@test "no inbox is left in /dev/shm after a SIGKILLed task and after halt" {
+	run t "$TESTTMP/bin/pt_shm" paths
+	[ "$status" -eq 0 ]
+	# a task that never leaves: spawn it from the console, then kill -9
+	echo "spawn -> pt_shm child-deaf" | t "$CONSOLE" >/dev/null 2>&1 || true
+	wait_until 10 eval '[ -n "$(inboxes)" ]'
+	local pid
+	pid=$(vm_pids "$PVM_VMID" | while read -r p; do
+		grep -qz child-deaf /proc/$p/cmdline 2>/dev/null && echo "$p"; done | head -n 1)
+	[ -n "$pid" ]
+	kill -KILL "$pid"
+	# the pvmd sees it die and removes its inbox
+	wait_until 10 eval '[ -z "$(inboxes)" ]' || { inboxes; false; }
+	# a crashed task's name (left on purpose) goes at halt
+	touch "/dev/shm/pvm.$(id -u).$PVM_VMID.4abcd"
+	echo halt | t "$CONSOLE" >/dev/null 2>&1 || true
+	wait_until 5 eval '! pvmd_alive'
+	[ -z "$(inboxes)" ] || { inboxes; false; }
+}
