@@ -219,6 +219,20 @@ skip_if_ref() {
 	[ -z "$REF" ] || skip "${1:-not applicable to the reference}"
 }
 
+# without_shm: restarts the test's pvmd with the shared-memory route off
+# (PVM_SHM=0) for it, the tasks it spawns and the test's own programs, for
+# tests of the routes underneath (pvmd, direct sockets), which shared
+# memory would otherwise replace between tasks of one host.
+without_shm() {
+	export PVM_SHM=0
+	[ -z "$REF" ] || return 0
+	if pvmd_alive; then
+		echo halt | timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
+		wait_until 5 eval '! pvmd_alive' || true
+	fi
+	start_pvmd PVM_SHM=0
+}
+
 # Default set-up: a fresh VM per test.  Files that want no pvmd define their
 # own setup and call pvm_test_env only.
 vm_setup() {

@@ -53,20 +53,30 @@ teardown() {
 }
 
 @test "PvmRouteDirect opens a task-to-task connection; the default route does not" {
+	without_shm
 	prog_ok pt_msg direct
 }
 
 @test "order under load, pvmd route: 32 tasks all-to-all, 1000 messages to every peer" {
+	without_shm
 	TMO=300 prog_ok pt_order 32 1000 pvmd
 	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
 }
 
 @test "order under load, direct route: 32 tasks all-to-all, 1000 messages to every peer" {
+	without_shm
 	TMO=300 prog_ok pt_order 32 1000 direct
 	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
 }
 
+@test "order under load, shared memory (whatever PvmRoute says): 32 tasks all-to-all, 1000 messages to every peer" {
+	skip_if_ref "the reference has no shared-memory route on this host"
+	TMO=300 prog_ok pt_order 32 1000 pvmd
+	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
+}
+
 @test "a switch from the pvmd route to direct routes mid-stream keeps order" {
+	without_shm
 	TMO=120 prog_ok pt_order 6 4000 switch
 	[[ "$output" == *"6 workers, 120000 messages checked"* ]]
 }

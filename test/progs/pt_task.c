@@ -210,9 +210,15 @@ static int test_info(void)
 
 static int test_opts(void)
 {
-	static const int defaults[26] = {
-		[1] = 2, [2] = 0, [3] = 1, [10] = 4080, [18] = 1, [19] = -2, [20] = -2,
+	/* PvmPollType/PvmPollTime: PvmPollSleep after 20000 probes of the
+	 * shared-memory queues (docs/shm.md); the reference has no shared
+	 * memory on this host and answers PvmBadParam */
+	static int defaults[26] = {
+		[1] = 2, [2] = 0, [3] = 1, [10] = 4080, [18] = 1,
+		[19] = PvmPollSleep, [20] = 20000,
 	};
+	if (getenv("PVM_TEST_REF"))
+		defaults[19] = defaults[20] = PvmBadParam;
 	int me = pvm_mytid(), i;
 	CHECK(me > 0, "mytid %d", me);
 	for (i = 1; i <= 25; i++) {
