@@ -346,6 +346,12 @@ static void flush_and_arm(struct pvmd *d, struct conn *c)
 		ev_io_set(d->loop, &c->io, r ? EPOLLIN | EPOLLOUT : EPOLLIN);
 }
 
+void conn_flush_now(struct pvmd *d, struct conn *c)
+{
+	if (c->state != C_CLOSING)
+		flush_and_arm(d, c);
+}
+
 void conn_before_sleep(struct pvmd *d)
 {
 	while (d->dirty) {

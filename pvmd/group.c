@@ -234,22 +234,27 @@ static int cacher_add(struct group *g, int tid)
  * TM_GS_EVENT (str group) and is forgotten. */
 static void group_changed(struct pvmd *d, struct group *g, int departed)
 {
-	gshm_slot_update(g->slot, g->n, g->frozen, g->defunct, departed);
-	if (!g->ncachers)
-		return;
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_str(&w, g->name);
-	struct wire_hdr ev = {.tag = WIRE_TM_GS_EVENT, .wid = 0};
-	for (int i = 0; i < g->ncachers; i++) {
-		struct task *t = task_find(d, g->cachers[i]);
-		if (t && t->conn)
-			conn_reply(d, t->conn, &ev, &w);
+	/* The events first, written to the sockets: a member that the slot
+	 * update wakes from a broken barrier and then asks pvm_gsize must
+	 * find the event already there, not an out-of-date cached list. */
+	if (g->ncachers) {
+		struct wire_wr w;
+		wire_wr_init(&w);
+		wire_wr_str(&w, g->name);
+		struct wire_hdr ev = {.tag = WIRE_TM_GS_EVENT, .wid = 0};
+		for (int i = 0; i < g->ncachers; i++) {
+			struct task *t = task_find(d, g->cachers[i]);
+			if (t && t->conn) {
+				conn_reply(d, t->conn, &ev, &w);
+				conn_flush_now(d, t->conn);
+			}
+		}
+		wire_wr_free(&w);
+		g->ncachers = 0;
+		idhash_fini(&g->iscacher);
+		idhash_init(&g->iscacher);
 	}
-	wire_wr_free(&w);
-	g->ncachers = 0;
-	idhash_fini(&g->iscacher);
-	idhash_init(&g->iscacher);
+	gshm_slot_update(g->slot, g->n, g->frozen, g->defunct, departed);
 }
 
 static void reply_to(struct pvmd *d, int tid, const struct wire_hdr *req,

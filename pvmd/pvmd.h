@@ -149,6 +149,9 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why);
 void conn_drain_input(struct pvmd *d, struct conn *c);
 /* Before-sleep work: write pending output, free closed connections. */
 void conn_before_sleep(struct pvmd *d);
+/* Writes `c`'s pending output now, as far as the socket takes it (for
+ * output that must be readable before a change in shared memory). */
+void conn_flush_now(struct pvmd *d, struct conn *c);
 void conn_close_all(struct pvmd *d);
 /* Closes connections that have not enrolled within max_ms. */
 void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms);

@@ -52,16 +52,6 @@ check-local: $(check_PROGRAMS) $(bin_PROGRAMS)
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
 
-.PHONY: check-noshm
-# The one-host suites again with the shared-memory route off (PVM_SHM=0:
-# the pvmd and direct routes carry every message, as before issue 6).
-check-noshm: $(check_PROGRAMS) $(bin_PROGRAMS)
-	PVM_SHM=0 abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
-		$(SHELL) '$(abs_top_srcdir)/test/run.sh' \
-		'$(abs_top_srcdir)/test/messaging.bats' '$(abs_top_srcdir)/test/tasks.bats' \
-		'$(abs_top_srcdir)/test/pack.bats' '$(abs_top_srcdir)/test/group.bats' \
-		'$(abs_top_srcdir)/test/examples.bats' '$(abs_top_srcdir)/test/mhf.bats'
-
 .PHONY: check-tests-ref
 # Runs the same suites against the reference PVM 3.4.6 (for checking the
 # expected behaviour; needs pvm, pvm-dev and pvm-examples installed).

@@ -7,6 +7,8 @@
 # hand:  abs_top_builddir=/path/to/build abs_top_srcdir=/path/to/src test/run.sh [file.bats...]
 # PVM_TEST_REF=1 runs the bats files against the reference PVM 3.4.6 instead
 # (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
+# A full run of ours ends with the message suites again under PVM_SHM=0
+# (the shared-memory route off); PVM_TEST_NOSHM=0 skips that pass.
 set -u
 : "${abs_top_builddir:?abs_top_builddir is not set}"
 : "${abs_top_srcdir:?abs_top_srcdir is not set}"
@@ -66,6 +68,22 @@ else
 		echo "# $(basename "$f")"
 		timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
 		count_tap "$(basename "$f")" "${PIPESTATUS[0]}"
+	done
+fi
+
+# The one-host suites once more with the shared-memory route off
+# (PVM_SHM=0: the pvmd and direct routes carry every message, as they do
+# between hosts), so that both ways of moving a message stay tested.
+# Only in a full run of ours; PVM_TEST_NOSHM=0 leaves it out.
+noshm_suites="messaging tasks pack group examples mhf mbox"
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
+	[ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
+	for s in $noshm_suites; do
+		f=$abs_top_srcdir/test/$s.bats
+		[ -f "$f" ] || continue
+		echo "# $s.bats with PVM_SHM=0"
+		PVM_SHM=0 timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+		count_tap "$s.bats (PVM_SHM=0)" "${PIPESTATUS[0]}"
 	done
 fi
 
