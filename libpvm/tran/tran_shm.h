@@ -125,6 +125,9 @@ void lp_shm_watch_fds(void);
  * message (1), or returns 0 when a sender had claimed it: it has waited
  * for DONE, call lp_shm_post_take. */
 extern size_t lp_shm_direct_min;
+/* a large message is split with an awake receiver from this size on
+ * (PVM_SHM_SPLIT, 0: never) */
+extern size_t lp_shm_split_min;
 int lp_shm_post(int src, int tag, void *buf, size_t len);
 int lp_shm_post_done(void);
 void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
