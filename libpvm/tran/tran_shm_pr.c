@@ -41,7 +41,7 @@ static size_t post_len;
 static int noread; /* process_vm_readv is not allowed to us */
 
 size_t lp_shm_direct_min = 32768;
-size_t lp_shm_split_min = 262144;
+size_t lp_shm_split_min = 65536;
 
 /* The receiver: copies the part of the message a sender offers us, if
  * one does now. */
@@ -93,6 +93,7 @@ int lp_shm_post(int src, int tag, void *buf, size_t len)
 	post_buf = buf;
 	post_len = len;
 	atomic_store(&h->pr_spid, 0);
+	atomic_store(&h->pr_offer, ST(gen, SHMSEG_OF_NONE));
 	atomic_store_explicit(&h->pr_state, ST(gen, SHMSEG_PR_POSTED),
 			      memory_order_release);
 	posted = 1;
