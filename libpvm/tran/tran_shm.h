@@ -120,7 +120,8 @@ void lp_shm_sleep_end(void);
 void lp_shm_watch_fds(void);
 /* Single copy (tran_shm_pr.c): pvm_precv posts its buffer (returns 1
  * if it did: at least lp_shm_direct_min bytes, route up, none posted);
- * lp_shm_post_done says a sender has filled it, lp_shm_post_take gets
+ * lp_shm_post_done says a sender has filled it (meanwhile it copies the
+ * part of the message a sender offers us), lp_shm_post_take gets
  * what it wrote and ends the posting; lp_shm_withdraw ends it without a
  * message (1), or returns 0 when a sender had claimed it: it has waited
  * for DONE, call lp_shm_post_take. */
