@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 1
+#define SHMSEG_VERSION 2
 #define SHMSEG_LINE 64
 #define SHMSEG_MAXSLOT 1024
 
@@ -44,6 +44,11 @@
 /* Posted receive (single copy of large messages, docs/shm.md): the low
  * byte of pr_state. */
 enum { SHMSEG_PR_IDLE, SHMSEG_PR_POSTED, SHMSEG_PR_CLAIMED, SHMSEG_PR_DONE };
+/* The low byte of pr_offer (generation as in pr_state): the sender that
+ * claimed a posting offers the owner a part of the copy (docs/shm.md,
+ * "Splitting the copy"). */
+enum { SHMSEG_OF_NONE, SHMSEG_OF_OFFERED, SHMSEG_OF_RECV_TAKEN,
+       SHMSEG_OF_RECV_DONE, SHMSEG_OF_RECV_FAILED, SHMSEG_OF_SENDER_TAKEN };
 
 struct shmseg_hdr {
 	/* line 0: written once by the owner at creation */
@@ -75,7 +80,14 @@ struct shmseg_hdr {
 	_Atomic int32_t pr_spid;        /* pid of the sender that claimed */
 	int32_t pr_gotenc;
 	uint8_t pad2[SHMSEG_LINE - 60];
-	/* lines 3..: bitmap of claimed slots (bit i: slot i has a sender) */
+	/* line 3: the offer of a part of the copy: the owner copies of_len
+	 * bytes at of_addr in the claimer's memory (pid pr_spid) to offset
+	 * of_off of its buffer. */
+	_Atomic uint32_t pr_offer;
+	uint32_t of_pad;
+	uint64_t of_addr, of_off, of_len;
+	uint8_t pad3[SHMSEG_LINE - 32];
+	/* lines 4..: bitmap of claimed slots (bit i: slot i has a sender) */
 	_Atomic uint64_t active[SHMSEG_MAXSLOT / 64];
 };
 
@@ -102,6 +114,8 @@ _Static_assert(sizeof(struct shmseg_slot) == 3 * SHMSEG_LINE, "slot lines");
 _Static_assert(offsetof(struct shmseg_hdr, dead) == SHMSEG_LINE, "hdr line 1");
 _Static_assert(offsetof(struct shmseg_hdr, pr_state) == 2 * SHMSEG_LINE,
 	       "hdr line 2");
+_Static_assert(offsetof(struct shmseg_hdr, pr_offer) == 3 * SHMSEG_LINE,
+	       "hdr line 3");
 
 /* A record in a ring: this header, then `len` payload bytes, the whole
  * padded to 8 bytes.  Records may wrap around the end of the ring. */

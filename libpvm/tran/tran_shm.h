@@ -120,11 +120,15 @@ void lp_shm_sleep_end(void);
 void lp_shm_watch_fds(void);
 /* Single copy (tran_shm_pr.c): pvm_precv posts its buffer (returns 1
  * if it did: at least lp_shm_direct_min bytes, route up, none posted);
- * lp_shm_post_done says a sender has filled it, lp_shm_post_take gets
+ * lp_shm_post_done says a sender has filled it (meanwhile it copies the
+ * part of the message a sender offers us), lp_shm_post_take gets
  * what it wrote and ends the posting; lp_shm_withdraw ends it without a
  * message (1), or returns 0 when a sender had claimed it: it has waited
  * for DONE, call lp_shm_post_take. */
 extern size_t lp_shm_direct_min;
+/* a large message is split with an awake receiver from this size on
+ * (PVM_SHM_SPLIT, 0: never) */
+extern size_t lp_shm_split_min;
 int lp_shm_post(int src, int tag, void *buf, size_t len);
 int lp_shm_post_done(void);
 void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
