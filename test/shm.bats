@@ -28,6 +28,11 @@ inboxes() {
 	prog_ok pt_shm paths
 }
 
+@test "the same paths with the split copy off, and with single copies off" {
+	PVM_SHM_SPLIT=0 PVM_EXPORT=PVM_SHM_SPLIT prog_ok pt_shm paths
+	PVM_SHM_DIRECT=0 PVM_EXPORT=PVM_SHM_DIRECT prog_ok pt_shm paths
+}
+
 @test "PVM_SHM=0: the same paths through the pvmd, no inbox mapped" {
 	PVM_SHM=0 prog_ok pt_shm paths
 }
