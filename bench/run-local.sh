@@ -81,7 +81,7 @@ has() { local s; for s in "${systems[@]}"; do [ "$s" = "$1" ] && return 0; done;
 # --- builds -----------------------------------------------------------------
 ref_bin=$work/pingpong-ref
 ref_build "$ref_bin" "$srcdir/pingpong.c" -lpvm3
-check_pingpong_libs "$ours_bin" "$ref_bin"
+check_libpvm3 "$ours_bin" "$ref_bin"
 
 # The MPI twin, once per MPI; an MPI that is not installed is dropped.
 kept=()

@@ -40,7 +40,7 @@ fail() { echo "run-pingpong: $*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pvm-bench.XXXXXX")
 ours_vmid=bench-ours-$$
 ref_vmid=bench-ref-$$
-mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp" "$work/refinc"
+mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp"
 
 # Environments of the two systems.  Neither inherits LD_LIBRARY_PATH: our
 # binary finds its library through libtool's rpath, the reference's through
@@ -57,7 +57,7 @@ trap 'exit 130' INT TERM
 # --- build the reference binary from the same source ---------------------
 ref_bin=$work/pingpong-ref
 ref_build "$ref_bin" "$srcdir/pingpong.c" -lpvm3
-check_pingpong_libs "$ours_bin" "$ref_bin"
+check_libpvm3 "$ours_bin" "$ref_bin"
 
 # --- start both virtual machines ------------------------------------------
 start_ref_vm

@@ -36,7 +36,7 @@ fail() { echo "run-spawn: $*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pvm-bench.XXXXXX")
 ours_vmid=bench-spawn-ours-$$
 ref_vmid=bench-spawn-ref-$$
-mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp" "$work/refinc"
+mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp"
 
 ours_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT PVM_VMID="$ours_vmid"
 	PVM_TMP="$work/ours-tmp" PVM_PVMD="$ours_pvmd")
@@ -47,13 +47,10 @@ ref_env=(env -u LD_LIBRARY_PATH -u PVM_PVMD PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROO
 trap vms_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The reference binary, from a private copy of Debian's header and with an
-# rpath to Debian's library (see run-pingpong.sh).
-cp /usr/include/pvm3.h "$work/refinc/"
+# The reference binary, from the same source (bench/vms.sh).
 ref_bin=$work/spawn-ref
-"${CC:-gcc}" -std=gnu11 -O2 -I"$work/refinc" -o "$ref_bin" "$srcdir/spawn.c" \
-	-L"$ref_libdir" -Wl,--disable-new-dtags,-rpath,"$ref_libdir" -lpvm3 ||
-	fail "cannot build spawn against the reference"
+ref_build "$ref_bin" "$srcdir/spawn.c" -lpvm3
+check_libpvm3 "$ours_bin" "$ref_bin"
 
 start_ref_vm
 start_our_vm

@@ -39,7 +39,7 @@ fail() { echo "run-xdr: $*" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pvm-bench.XXXXXX")
 ours_vmid=bench-ours-$$
 ref_vmid=bench-ref-$$
-mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp" "$work/refinc"
+mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp"
 
 ours_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT PVM_VMID="$ours_vmid"
 	PVM_TMP="$work/ours-tmp" PVM_PVMD="$ours_pvmd")
@@ -51,18 +51,9 @@ trap vms_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- build the reference binary from the same source ---------------------
-cp /usr/include/pvm3.h "$work/refinc/"
 ref_bin=$work/xdr-ref
-"${CC:-gcc}" -std=gnu11 -O2 -I"$work/refinc" -o "$ref_bin" "$srcdir/xdr.c" \
-	-L"$ref_libdir" -Wl,--disable-new-dtags,-rpath,"$ref_libdir" -lpvm3 ||
-	fail "cannot build xdr against the reference"
-
-libof() { "$@" 2>/dev/null | awk '$1 == "libpvm3.so.3" { print $3 }'; }
-ours_lib=$(libof "${ours_env[@]}" ldd "$ours_bin")
-ref_lib=$(libof "${ref_env[@]}" ldd "$ref_bin")
-case "$ours_lib" in "$builddir"/*) ;; *) fail "our xdr loads '$ours_lib', not the build tree's";; esac
-case "$ref_lib" in "$ref_libdir"/*|/lib/x86_64-linux-gnu/*) ;;
-	*) fail "the reference xdr loads '$ref_lib', not Debian's";; esac
+ref_build "$ref_bin" "$srcdir/xdr.c" -lpvm3
+check_libpvm3 "$ours_bin" "$ref_bin"
 
 start_ref_vm
 start_our_vm

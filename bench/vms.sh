@@ -1,5 +1,5 @@
 # vms.sh - sourced by the bench drivers (run-pingpong.sh, run-groups.sh,
-# run-local.sh): starting and stopping the virtual machines of one run, ours
+# run-local.sh, run-xdr.sh, run-spawn.sh): starting and stopping the virtual machines of one run, ours
 # and the reference, and building a benchmark against the reference.  Uses
 # the driver's variables work, ours_env, ours_pvmd, ref_env, ref_pvm,
 # ref_vmid and ref_libdir, and its function fail.
@@ -67,9 +67,9 @@ lib_of() {
 	"${!envname}" ldd "$2" 2>/dev/null | awk -v lib="$3" '$1 == lib { print $3 }'
 }
 
-# check_pingpong_libs OURS_BIN REF_BIN: each loads its own libpvm3.so.3 (ours
+# check_libpvm3 OURS_BIN REF_BIN: each loads its own libpvm3.so.3 (ours
 # the build tree's, the reference Debian's); sets ours_lib and ref_lib.
-check_pingpong_libs() {
+check_libpvm3() {
 	ours_lib=$(lib_of ours_env "$1" libpvm3.so.3)
 	ref_lib=$(lib_of ref_env "$2" libpvm3.so.3)
 	case "$ours_lib" in "$builddir"/*) ;; *) fail "our $1 loads '$ours_lib', not the build tree's";; esac
