@@ -8,16 +8,6 @@
 # (reference time / our time) and the targets of issue 5.  tune: one column
 # per label (tree=flat, tree=2...) and the fastest of them.
 
-# Median of the space-separated numbers in list.
-function med(list,    v, n, i, j, x) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++) {
-		x = v[i] + 0
-		for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 function target(k, what,    ok) {
 	if (!(k in sp)) { printf "  [  ??   ] %s (no data)\n", what; return }

@@ -9,22 +9,7 @@
 # Per cell the table shows the median of the rounds.  psend, MPI's Send and
 # memcpy share the rows "psend"; Raw and Default are PVM rows.
 
-function human(n) {
-	if (n >= 1048576) return n / 1048576 " MiB"
-	if (n >= 1024) return n / 1024 " KiB"
-	return n " B"
-}
 
-# Median of the space-separated numbers in list.
-function med(list,    v, n, i, j, x) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++) {
-		x = v[i] + 0
-		for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 # Median time of a cell (system, row key), or "" without data.
 function t(sys, k) { return (sys SUBSEP k) in val ? med(val[sys, k]) : "" }

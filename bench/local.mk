@@ -9,7 +9,7 @@ bench_pingpong_LDADD = libpvm/libpvm3.la
 # -no-install: a real binary that finds the build tree's library by rpath,
 # so the pvmd can spawn it by absolute path without LD_LIBRARY_PATH.
 bench_pingpong_LDFLAGS = -no-install
-EXTRA_DIST += bench/run-pingpong.sh bench/pingpong-table.awk
+EXTRA_DIST += bench/run-pingpong.sh bench/pingpong-table.awk bench/stats.awk
 
 noinst_PROGRAMS += bench/groups
 bench_groups_SOURCES = bench/groups.c

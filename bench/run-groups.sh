@@ -178,4 +178,4 @@ if [ "$mode" = compare ]; then
 else
 	echo "medians of the rounds; us per operation"
 fi
-awk -v mode="$mode" -f "$srcdir/groups-table.awk" "$work/results.txt"
+awk -v mode="$mode" -f "$srcdir/stats.awk" -f "$srcdir/groups-table.awk" "$work/results.txt"

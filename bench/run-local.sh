@@ -161,4 +161,4 @@ for round in $(seq "$rounds"); do
 done
 
 echo "load average at the end: $(cut -d" " -f1-3 /proc/loadavg)"
-awk -f "$srcdir/local-table.awk" "${files[@]}"
+awk -f "$srcdir/stats.awk" -f "$srcdir/local-table.awk" "${files[@]}"

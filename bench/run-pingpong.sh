@@ -98,4 +98,4 @@ done
 
 echo "medians; latency = half round trip; MB/s = 10^6 bytes/s;" \
 	"speedup = ref time / our time (>1: ours faster)"
-awk -f "$srcdir/pingpong-table.awk" "$work/ours.txt" "$work/ref.txt"
+awk -f "$srcdir/stats.awk" -f "$srcdir/pingpong-table.awk" "$work/ours.txt" "$work/ref.txt"

@@ -77,4 +77,4 @@ done
 
 echo "medians; GB/s = 10^9 bytes of array per second;" \
 	"speedup = our speed / reference speed"
-awk -f "$srcdir/xdr-table.awk" "$work/ours.txt" "$work/ref.txt"
+awk -f "$srcdir/stats.awk" -f "$srcdir/xdr-table.awk" "$work/ours.txt" "$work/ref.txt"

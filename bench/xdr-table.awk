@@ -7,15 +7,6 @@
 # Per cell the table shows the median over the rounds of each system's
 # pack and unpack speed and our speedup, then the target issue 6 sets.
 
-function med(list,    v, n, i, j, x) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++) {
-		x = v[i] + 0
-		for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 FNR == 1 { sys = (NR == 1) ? "ours" : "ref" }
 /^#/ { next }
