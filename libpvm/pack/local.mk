@@ -4,7 +4,7 @@ lpvm_pack_sources = libpvm/buf.c libpvm/pack/pack.h libpvm/pack/pack.c \
 
 # Unit test of buffers and packing: needs no pvmd; prints TAP.
 check_PROGRAMS += libpvm/pack/pack_test
-libpvm_pack_pack_test_SOURCES = libpvm/pack/pack_test.c
+libpvm_pack_pack_test_SOURCES = libpvm/pack/pack_test.c libpvm/pack/test_types.h
 libpvm_pack_pack_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
 libpvm_pack_pack_test_LDFLAGS = -no-install
 libpvm_pack_pack_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
@@ -12,7 +12,7 @@ libpvm_pack_pack_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
 # PvmDataDefault against libtirpc on random data (all types, strides,
 # lengths): needs no pvmd; prints TAP.
 check_PROGRAMS += libpvm/pack/xdr_test
-libpvm_pack_xdr_test_SOURCES = libpvm/pack/xdr_test.c
+libpvm_pack_xdr_test_SOURCES = libpvm/pack/xdr_test.c libpvm/pack/test_types.h
 libpvm_pack_xdr_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
 libpvm_pack_xdr_test_LDFLAGS = -no-install
 libpvm_pack_xdr_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
