@@ -11,12 +11,13 @@
  * only writer of `tail`.  Both are 64-bit byte counters that only grow;
  * the ring position is the counter modulo the ring size (a power of two).
  *
- * The sender publishes records with a release store of head; the owner
- * reads them after an acquire load of head and frees the room with a
- * release store of tail.  No lock, no system call while the owner polls.
+ * The sender publishes a record with a release store of its `pos` word
+ * (then of head, which only says how far the ring is filled); the owner
+ * takes the record at its tail after an acquire load of that word and
+ * frees the room with a release store of tail.  No lock, no system call while the owner polls.
  *
  * Wake-up: before it sleeps the owner stores sleeping = 1 (seq_cst) and
- * looks at every ring once more; a sender stores head, issues a seq_cst
+ * looks at every ring once more; a sender stores pos, issues a seq_cst
  * fence and reads sleeping: if set, it writes its copy of the owner's
  * eventfd (obtained with pidfd_getfd), so no wake-up is lost.
  */
@@ -28,7 +29,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 2
+#define SHMSEG_VERSION 3
 #define SHMSEG_LINE 64
 #define SHMSEG_MAXSLOT 1024
 
@@ -124,6 +125,12 @@ _Static_assert(offsetof(struct shmseg_hdr, pr_offer) == 3 * SHMSEG_LINE,
  * slot->ref_ack (docs/shm.md, "Large messages by reference"). */
 enum { SHMSEG_WHOLE = 1, SHMSEG_START = 2, SHMSEG_CONT = 3, SHMSEG_REF = 4 };
 struct shmseg_rec {
+	/* stream position of the record + 1: the sender stores it last
+	 * (release), the owner takes the record at its tail only when this
+	 * equals tail + 1 (acquire), so it polls the record itself, not
+	 * head.  The sender stores 0 (never valid) at the next record's
+	 * place before publishing, so stale bytes there never pass. */
+	_Atomic uint64_t pos;
 	uint32_t kind;
 	uint32_t len;   /* payload bytes in this record */
 	int32_t tag, ctx;
@@ -131,7 +138,9 @@ struct shmseg_rec {
 	int32_t enc;
 	uint64_t total; /* message body size (WHOLE, START) */
 };
-_Static_assert(sizeof(struct shmseg_rec) == 32, "record header");
+_Static_assert(sizeof(struct shmseg_rec) == 40, "record header");
+/* The sender leaves this many bytes free (the next record's pos). */
+#define SHMSEG_RESERVE 8
 
 static inline uint64_t shmseg_pad8(uint64_t n)
 {

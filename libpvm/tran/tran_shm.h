@@ -51,6 +51,7 @@ struct shm_peer {
 	uint8_t *ring;
 	uint64_t mask;  /* ringsize - 1 */
 	uint64_t head;  /* our copy of slot->head */
+	uint64_t pub;   /* start of the record publish() releases */
 	uint64_t tail;  /* last tail we read */
 	int efd;        /* our copy of the receiver's eventfd */
 	int nodirect;   /* process_vm_writev is not allowed to it */

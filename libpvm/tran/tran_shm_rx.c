@@ -93,6 +93,10 @@ static void free_slot(uint32_t i)
 		close(in->sefd);
 	memset(in, 0, sizeof *in);
 	in->sefd = -1;
+	/* the ring restarts at 0: what a record left there must not pass
+	 * for the next sender's first one */
+	atomic_store((_Atomic uint64_t *)(void *)shmseg_ring(lp_shm.base, i),
+		     0);
 	atomic_store(&s->head, 0);
 	atomic_store(&s->tail, 0);
 	atomic_store(&s->inflight, 0);
@@ -216,16 +220,25 @@ static void take_ref(struct shmseg_slot *s, struct shm_in *in,
 				      memory_order_release);
 }
 
-/* Takes one record at in->tail (head is past it).  Returns 1, or 0 when
- * memory ran out (the record stays for the next look). */
+/* Whether the sender published a record at counter position tail (its
+ * pos word says tail + 1, docs/shm.md "Publishing a record"). */
+static int ready(const uint8_t *ring, uint64_t mask, uint64_t tail)
+{
+	const _Atomic uint64_t *w =
+		(const _Atomic uint64_t *)(const void *)(ring + (tail & mask));
+	return atomic_load_explicit(w, memory_order_acquire) == tail + 1;
+}
+
+/* Takes the published record at in->tail.  Returns 1, or 0 when memory
+ * ran out (the record stays for the next look) or the slot is broken. */
 static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
-		uint64_t mask, uint64_t head)
+		uint64_t mask)
 {
 	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 	struct shmseg_rec r;
 	ring_get(ring, mask, in->tail, &r, REC);
 	uint64_t pos = in->tail + REC;
-	if (r.len > mask + 1 - REC || pos + r.len > head ||
+	if (r.len > mask + 1 - SHMSEG_RESERVE - REC ||
 	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
 	    (r.kind == SHMSEG_REF && r.len != 8)) {
 		in->broken = 1;
@@ -333,11 +346,15 @@ static int drain(uint32_t i)
 {
 	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 	struct shm_in *in = &lp_shm.in[i];
-	uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+	const uint8_t *ring = shmseg_ring(lp_shm.base, i);
+	uint64_t mask = lp_shm.ringsize - 1;
 
-	if (head == in->tail || in->broken) {
+	if (in->broken || !ready(ring, mask, in->tail)) {
+		/* the sender publishes head before it sets closed */
 		if (atomic_load_explicit(&s->closed, memory_order_acquire) &&
-		    head == atomic_load_explicit(&s->head, memory_order_acquire))
+		    (in->broken ||
+		     atomic_load_explicit(&s->head, memory_order_acquire) ==
+			     in->tail))
 			free_slot(i);
 		return 0;
 	}
@@ -346,11 +363,12 @@ static int drain(uint32_t i)
 		in->spid = atomic_load(&s->spid);
 		in->peer = lp_peer_get(in->sender);
 	}
-	const uint8_t *ring = shmseg_ring(lp_shm.base, i);
-	uint64_t mask = lp_shm.ringsize - 1;
 	int n = 0;
-	while (in->tail != head && take(i, in, ring, mask, head))
+	do {
+		if (!take(i, in, ring, mask))
+			break;
 		n++;
+	} while (!in->broken && ready(ring, mask, in->tail));
 	atomic_store_explicit(&s->tail, in->tail, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&s->want_space, memory_order_relaxed) &&
@@ -426,8 +444,10 @@ int lp_shm_rx_check(void)
 			int pid = atomic_load(&s->spid);
 			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
 				drain(i);
-				if (atomic_load(&s->head) == in->tail ||
-				    in->broken) {
+				/* what it did not publish never comes */
+				if (in->broken ||
+				    !ready(shmseg_ring(lp_shm.base, i),
+					   lp_shm.ringsize - 1, in->tail)) {
 					free_slot(i);
 					continue;
 				}

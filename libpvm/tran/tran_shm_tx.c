@@ -56,16 +56,29 @@ static void ring_put_segs(const struct shm_peer *sp, uint64_t pos,
  * knew of it leaves less than `need`. */
 static uint64_t room(struct shm_peer *sp, uint64_t need)
 {
-	uint64_t size = sp->mask + 1;
+	uint64_t size = sp->mask + 1 - SHMSEG_RESERVE;
 	if (size - (sp->head - sp->tail) >= need)
 		return size - (sp->head - sp->tail);
 	sp->tail = atomic_load_explicit(&sp->slot->tail, memory_order_acquire);
-	return size - (sp->head - sp->tail);
+	uint64_t used = sp->head - sp->tail;
+	return used < size ? size - used : 0;
+}
+
+/* The pos word of the record at counter position p (8-byte aligned, so
+ * it never wraps). */
+static _Atomic uint64_t *pos_word(const struct shm_peer *sp, uint64_t p)
+{
+	return (_Atomic uint64_t *)(void *)(sp->ring + (p & sp->mask));
 }
 
 /* Publishes what we wrote and wakes the receiver if it sleeps. */
 static void publish(struct shm_peer *sp)
 {
+	/* the next record's place: never taken for a record until its
+	 * sender stores its pos there */
+	atomic_store_explicit(pos_word(sp, sp->head), 0, memory_order_relaxed);
+	atomic_store_explicit(pos_word(sp, sp->pub), sp->pub + 1,
+			      memory_order_release);
 	atomic_store_explicit(&sp->slot->head, sp->head, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&sp->hdr->sleeping, memory_order_relaxed)) {
@@ -78,7 +91,10 @@ static void publish(struct shm_peer *sp)
 
 static void put_rec(struct shm_peer *sp, const struct shmseg_rec *r)
 {
-	ring_put(sp, sp->head, r, REC);
+	/* all but pos, which publish() stores last */
+	const size_t w = sizeof r->pos;
+	sp->pub = sp->head;
+	ring_put(sp, sp->head + w, (const uint8_t *)r + w, REC - w);
 	sp->head += REC;
 }
 
@@ -113,7 +129,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
 	}
-	if (!sp->q && m->total <= sp->mask + 1 - REC &&
+	if (!sp->q && m->total <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
 	    room(sp, REC + shmseg_pad8(m->total)) >= REC + shmseg_pad8(m->total)) {
 		r.len = (uint32_t)m->total;
 		put_rec(sp, &r);
@@ -262,7 +278,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		if (free_ < REC + 8)
 			break;
 		uint64_t can = (free_ - REC) & ~(uint64_t)7;
-		if (!o->started && left <= sp->mask + 1 - REC &&
+		if (!o->started && left <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
 		    REC + shmseg_pad8(left) <= free_) {
 			o->rec.kind = SHMSEG_WHOLE;
 			o->rec.len = (uint32_t)left;
