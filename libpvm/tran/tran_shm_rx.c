@@ -73,6 +73,8 @@ static void ring_get(const uint8_t *ring, uint64_t mask, uint64_t pos,
 {
 	size_t off = (size_t)(pos & mask);
 	size_t first = mask + 1 - off;
+	if (n == 0)
+		return; /* an empty body may have no buffer (dst NULL) */
 	if (first >= n) {
 		memcpy(dst, ring + off, n);
 		return;

@@ -24,6 +24,8 @@ static void ring_put(const struct shm_peer *sp, uint64_t pos, const void *src,
 {
 	size_t off = (size_t)(pos & sp->mask);
 	size_t first = sp->mask + 1 - off;
+	if (n == 0)
+		return; /* an empty body may have no memory (src NULL) */
 	if (first >= n) {
 		memcpy(sp->ring + off, src, n);
 		return;
