@@ -18,29 +18,7 @@
 
 #include "pvm3.h"
 
-static int ntest, nfail;
 
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-static uint64_t rnd_state = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 /* ---- the types ---- */
 

@@ -1,14 +1,42 @@
 /*
- * test_types.h - the PVM datatypes as the pack tests walk them (pack_test.c,
- * xdr_test.c): an index per type, its name, its native and XDR item sizes,
- * and the pvm_pk* / pvm_upk* call of each.
+ * test_types.h - what the pack tests (pack_test.c, xdr_test.c) share: TAP
+ * output (ok), a xorshift generator (rnd; seed it through rnd_state), and
+ * the PVM datatypes as they walk them: an index per type, its name, its
+ * native and XDR item sizes, and the pvm_pk* / pvm_upk* call of each.
  */
 #ifndef LPVM_PACK_TEST_TYPES_H
 #define LPVM_PACK_TEST_TYPES_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "pvm3.h"
+
+static int ntest, nfail;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
 
 enum { T_BYTE, T_SHORT, T_USHORT, T_INT, T_UINT, T_LONG, T_ULONG, T_FLOAT,
        T_DOUBLE, T_CPLX, T_DCPLX, T_N };
