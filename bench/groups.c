@@ -77,6 +77,8 @@
 
 #include <pvm3.h>
 
+#include "timing.h"
+
 enum { TAG_JOINED = 21, TAG_CMD = 22, TAG_BCAST = 23, TAG_EXIT = 25, TAG_REDUCE = 1000 };
 enum { OP_BARRIER, OP_BCAST8, OP_BCAST1M, OP_REDUCE1, OP_REDUCE100K, OP_COUNT, OP_QUIT = 99 };
 
@@ -96,13 +98,6 @@ static int nmembers;   /* of the current cell */
 static int myinst;
 static char *bbuf;     /* broadcast data */
 static double *rbuf;   /* reduce data */
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static void die(const char *what, int code)
 {
@@ -297,18 +292,6 @@ static int member_main(const char *name, int n, int frozen)
 }
 
 /* ---- master ---- */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct opts {
 	double budget_us;

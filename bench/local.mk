@@ -4,7 +4,7 @@
 # bench/run-groups.sh; see bench/README.md); "make bench-pingpong" and
 # "make bench-groups" run one.
 noinst_PROGRAMS += bench/pingpong
-bench_pingpong_SOURCES = bench/pingpong.c
+bench_pingpong_SOURCES = bench/pingpong.c bench/timing.h
 bench_pingpong_LDADD = libpvm/libpvm3.la
 # -no-install: a real binary that finds the build tree's library by rpath,
 # so the pvmd can spawn it by absolute path without LD_LIBRARY_PATH.
@@ -12,7 +12,7 @@ bench_pingpong_LDFLAGS = -no-install
 EXTRA_DIST += bench/run-pingpong.sh bench/pingpong-table.awk bench/stats.awk
 
 noinst_PROGRAMS += bench/groups
-bench_groups_SOURCES = bench/groups.c
+bench_groups_SOURCES = bench/groups.c bench/timing.h
 bench_groups_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 bench_groups_LDFLAGS = -no-install
 EXTRA_DIST += bench/run-groups.sh bench/groups-table.awk bench/vms.sh
@@ -44,7 +44,7 @@ bench-xdr: bench/xdr$(EXEEXT) pvmd/pvmd$(EXEEXT)
 # bench/pingpong_mpi.c, is built by that script with mpicc.openmpi and
 # mpicc.mpich when they are installed, never by "make": CI needs no MPI.
 noinst_PROGRAMS += bench/memcpy
-bench_memcpy_SOURCES = bench/memcpy.c
+bench_memcpy_SOURCES = bench/memcpy.c bench/timing.h
 EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/pingpong_mpi.c \
 	bench/RESULTS.md
 .PHONY: bench-local

@@ -26,31 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define MAXSIZE (64L * 1024 * 1024)
 #define PAGE 4096
 #define BATCH_US 20.0   /* target duration of one timed batch of warm copies */
 
 static long sizes[16] = { 8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024 };
 static int nsizes = 5;
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void *page_alloc(size_t n)
 {

@@ -43,6 +43,8 @@
 
 #include <pvm3.h>
 
+#include "timing.h"
+
 enum { TAG_CMD = 11, TAG_PING = 12, TAG_PONG = 13, TAG_END = 14, TAG_EXIT = 15, TAG_READY = 16 };
 enum { M_PSEND, M_RAW, M_INPLACE, M_DEFAULT, M_COUNT };
 
@@ -52,13 +54,6 @@ static int nsizes = 5;
 #define MAXSIZE (16 * 1024 * 1024)
 #define WARMUP 5       /* untimed round trips before a cell (2 from 1 MiB on) */
 #define MINREPS 5      /* timed round trips at least (3 from 16 MiB on) */
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static void die(const char *what, int code)
 {
@@ -160,18 +155,6 @@ static int echo_main(const char *route)
 }
 
 /* ---- master ---- */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct ctx {
 	int tid;           /* partner */

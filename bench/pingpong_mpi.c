@@ -27,6 +27,8 @@
 
 #include <mpi.h>
 
+#include "timing.h"
+
 enum { TAG_CMD = 11, TAG_PING = 12, TAG_PONG = 13 };
 #define MAXSIZE (16 * 1024 * 1024)
 #define WARMUP 5
@@ -35,30 +37,11 @@ enum { TAG_CMD = 11, TAG_PING = 12, TAG_PONG = 13 };
 static int sizes[16] = { 8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024 };
 static int nsizes = 5;
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void die(const char *what, int code)
 {
 	fprintf(stderr, "pingpong_mpi: %s failed (%d)\n", what, code);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void send_bytes(const char *buf, int size, int peer, int tag)
