@@ -53,6 +53,8 @@ int wire_hdr_decode(const uint8_t in[WIRE_HDR_SIZE], struct wire_hdr *h,
 
 	if (h->flags & ~WIRE_F_KNOWN)
 		return -1;
+	if ((h->flags & WIRE_F_REPLY) && !(h->flags & WIRE_F_CTRL))
+		return -1;
 	if (h->len > maxlen)
 		return -1;
 	if (h->flags & WIRE_F_CTRL) {

@@ -35,7 +35,11 @@
 #define WIRE_F_FIRST 0x1 /* first frame of a message: `total` is valid */
 #define WIRE_F_LAST 0x2  /* last frame of a message */
 #define WIRE_F_CTRL 0x4  /* control frame: tag is a WIRE_TM_* code */
-#define WIRE_F_KNOWN (WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL)
+/* Between pvmds only: this control frame is a reply (a request forwarded
+ * for a task is answered with dst = that task; see docs/hosts.md).  A
+ * pvmd clears it before handing a reply to a task. */
+#define WIRE_F_REPLY 0x8
+#define WIRE_F_KNOWN (WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL | WIRE_F_REPLY)
 
 /* Tid layout (PVM 3.4): host number in bits 18-29, task part in 0-17. */
 #define WIRE_TID_HOST_MASK 0x3ffc0000
@@ -106,7 +110,26 @@ enum wire_tm {
 	WIRE_TM_GS_LIST = 25,   /* every group (pvmgroups) */
 	WIRE_TM_GS_EVENT = 26,  /* pvmd -> task, unasked: a group it looked
 				 * up (TM_GS_INFO) has changed */
+	WIRE_TM_ADDHOST = 27,   /* pvm_addhosts (handled by the master) */
+	WIRE_TM_DELHOST = 28,   /* pvm_delhosts (handled by the master) */
+	WIRE_TM_HOSTSYNC = 29,  /* pvm_hostsync: a host's clock */
+	WIRE_TM_ROUTEADDR = 30, /* TCP address of a task's direct-route
+				 * listener (PvmRouteDirect across hosts) */
 	WIRE_TM_MAX
+};
+
+/*
+ * Control codes spoken only between pvmds, on their TCP links
+ * (docs/hosts.md).  Task connections never carry them.
+ */
+enum wire_dm {
+	WIRE_DM_HELLO = 64,   /* connector -> acceptor: version, hostno, nonce */
+	WIRE_DM_AUTH = 65,    /* connector proves it knows the secret */
+	WIRE_DM_HOSTTAB = 66, /* master -> all: the whole host table */
+	WIRE_DM_TASKEXIT = 67, /* a task of the sender's host is gone */
+	WIRE_DM_HALT = 68,    /* to the master: halt the VM; from it: stop */
+	WIRE_DM_PING = 69,    /* heartbeat (answered with a REPLY) */
+	WIRE_DM_MAX
 };
 
 /* Contexts reserved for the system (as in the reference); TM_CONTEXT
