@@ -31,8 +31,10 @@ struct wire_rd;
 
 struct pvmd {
 	struct ev_loop *loop;
-	int hosttid;            /* 0x40000 */
+	int hosttid;            /* host number << 18: 0x40000 on the master */
 	char hostname[256];
+	char ip[64];            /* address other hosts reach this one at
+				 * (docs/hosts.md); "" until known */
 	const char *arch;
 
 	int listen_fd;
@@ -88,6 +90,8 @@ struct task {
 	int ctx;                /* context the task starts in */
 	int outtid, outctx, outtag; /* output destination for its children */
 	int noreset;            /* PvmNoReset set: a console's reset spares it */
+	int tcp_port;           /* its direct-route TCP listener (TM_CONNECT),
+				 * 0: none */
 	char *aout;             /* program name ("" if not spawned) */
 	struct sibs *sibs;      /* NULL when not spawned */
 	struct conn *conn;      /* NULL until enrolled */
