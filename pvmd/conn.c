@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "log.h"
 #include "pvmd.h"
 #include "wire.h"
@@ -111,6 +112,42 @@ void conn_set_task(struct conn *c, struct task *t)
 
 static void conn_io_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev);
 
+struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind)
+{
+	struct conn *c = calloc(1, sizeof *c);
+	uint8_t *rbuf = malloc(RBUF_SIZE);
+	if (!c || !rbuf) {
+		plog(PL_ERR, "rejected a connection: out of memory");
+		free(c);
+		free(rbuf);
+		close(fd);
+		return NULL;
+	}
+	/* room for a large message's frames in the socket: fewer
+	 * wakeups of both ends (the kernel caps it at wmem_max) */
+	int sndbuf = 1 << 20;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+	c->d = d;
+	c->fd = fd;
+	c->pid = pid;
+	c->kind = kind;
+	c->since = c->last_rx = c->last_tx = ev_now_ms();
+	c->rbuf = rbuf;
+	c->state = C_HANDSHAKE;
+	if (ev_io_start(d->loop, &c->io, fd, EPOLLIN, conn_io_cb, c) < 0) {
+		plog(PL_ERR, "epoll: %s", strerror(errno));
+		free(rbuf);
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	c->next = d->conns;
+	if (d->conns)
+		d->conns->prev = c;
+	d->conns = c;
+	return c;
+}
+
 void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 {
 	struct pvmd *d = io->data;
@@ -159,36 +196,8 @@ void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 			close(fd);
 			continue;
 		}
-		struct conn *c = calloc(1, sizeof *c);
-		uint8_t *rbuf = malloc(RBUF_SIZE);
-		if (!c || !rbuf) {
-			plog(PL_ERR, "rejected a connection: out of memory");
-			free(c);
-			free(rbuf);
-			close(fd);
+		if (!conn_new(d, fd, cr.pid, CONN_TASK))
 			continue;
-		}
-		/* room for a large message's frames in the socket: fewer
-		 * wakeups of both ends (the kernel caps it at wmem_max) */
-		int sndbuf = 1 << 20;
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
-		c->d = d;
-		c->fd = fd;
-		c->pid = cr.pid;
-		c->since = ev_now_ms();
-		c->rbuf = rbuf;
-		c->state = C_HANDSHAKE;
-		if (ev_io_start(d->loop, &c->io, fd, EPOLLIN, conn_io_cb, c) < 0) {
-			plog(PL_ERR, "epoll: %s", strerror(errno));
-			free(rbuf);
-			free(c);
-			close(fd);
-			continue;
-		}
-		c->next = d->conns;
-		if (d->conns)
-			d->conns->prev = c;
-		d->conns = c;
 		plog(PL_DEBUG, "connection from pid %d", (int)cr.pid);
 	}
 }
@@ -210,6 +219,10 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 	c->next = d->closing;
 	d->closing = c;
 
+	if (c->kind == CONN_LINK) {
+		host_link_closed(d, c, why);
+		return;
+	}
 	struct task *t = c->task;
 	if (t) {
 		plog(PL_DEBUG, "t%x: connection closed (%s)", t->tid, why);
@@ -240,8 +253,12 @@ void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms)
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->state == C_HANDSHAKE && now - c->since > max_ms) {
-			plog(PL_ERR, "pid %d connected but sent no TM_CONNECT within %llu ms: dropped",
-			     (int)c->pid, (unsigned long long)max_ms);
+			if (c->kind == CONN_LINK)
+				plog(PL_ERR, "a pvmd link did not authenticate within %llu ms: dropped",
+				     (unsigned long long)max_ms);
+			else
+				plog(PL_ERR, "pid %d connected but sent no TM_CONNECT within %llu ms: dropped",
+				     (int)c->pid, (unsigned long long)max_ms);
 			conn_close(d, c, "no TM_CONNECT");
 		}
 	}
@@ -284,6 +301,8 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 		c->qhead = 0;
 	}
 	f->refs++;
+	if (c->kind == CONN_LINK)
+		c->last_tx = ev_now_ms();
 	c->q[(c->qhead + c->qcount) % c->qcap] = f;
 	c->qcount++;
 	mark_dirty(d, c);
@@ -380,6 +399,11 @@ void conn_reply(struct pvmd *d, struct conn *c, const struct wire_hdr *req,
 		.tag = req->tag,
 		.wid = req->wid,
 	};
+	if (c->kind == CONN_LINK) {
+		/* a request of a task (or pvmd) of the host at the other end */
+		h.flags |= WIRE_F_REPLY;
+		h.dst = req->src;
+	}
 	if (payload && payload->err) {
 		plog(PL_ERR, "reply to %s too large or out of memory",
 		     c->task ? "a task" : "a peer");
@@ -427,6 +451,8 @@ static int handle_frame(struct pvmd *d, struct conn *c,
 			const struct wire_hdr *h, struct fbuf *f,
 			const char **why)
 {
+	if (c->kind == CONN_LINK)
+		return host_link_frame(d, c, h, f, why);
 	if (h->flags & WIRE_F_CTRL) {
 		if (ctl_dispatch(d, c, h, f->data + WIRE_HDR_SIZE) < 0) {
 			*why = "malformed control message";
@@ -461,7 +487,8 @@ static int parse(struct pvmd *d, struct conn *c, const char **why)
 		struct wire_hdr h;
 		const uint8_t *p = c->rbuf + c->rpos;
 		/* Before enrollment only a small TM_CONNECT is legal. */
-		uint32_t maxlen = c->task ? WIRE_MAX_FRAG : HANDSHAKE_MAX;
+		uint32_t maxlen = c->task || c->host ? WIRE_MAX_FRAG
+						     : HANDSHAKE_MAX;
 		if (wire_hdr_decode(p, &h, maxlen) < 0) {
 			*why = "malformed frame header";
 			return -1;
@@ -542,6 +569,8 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 			return 0;
 		}
 		got += (size_t)n;
+		if (c->kind == CONN_LINK)
+			c->last_rx = ev_now_ms();
 		if (c->cur) {
 			c->curfill += (size_t)n;
 			if (c->curfill < c->cur->len)

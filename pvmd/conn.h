@@ -12,8 +12,19 @@
 #include "pvmd.h"
 #include "wire.h"
 
+struct host;
+
+/* A new connection on fd (nonblocking), watched for input. NULL if out
+ * of memory (fd is then closed). */
+struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind);
+
+enum conn_kind {
+	CONN_TASK,   /* a task on this host (Unix socket) */
+	CONN_LINK,   /* another pvmd (TCP, docs/hosts.md) */
+};
+
 enum conn_state {
-	C_HANDSHAKE, /* accepted; only TM_CONNECT is allowed */
+	C_HANDSHAKE, /* accepted; only TM_CONNECT (a link: DM_HELLO/AUTH) */
 	C_READY,     /* enrolled: c->task is set */
 	C_CLOSING,   /* marked; freed in the before-sleep hook */
 };
@@ -29,6 +40,16 @@ struct conn {
 	pid_t pid;                  /* SO_PEERCRED */
 	uint64_t since;             /* accepted at (ev_now_ms) */
 	struct task *task;
+	enum conn_kind kind;
+
+	/* a link: the host at the other end once authenticated, and the
+	 * handshake's state (host.c) */
+	struct host *host;
+	int outgoing;               /* we opened it */
+	int auth_step;
+	int peer_no;                /* host number the peer claims */
+	uint8_t nonce_c[32], nonce_a[32];
+	uint64_t last_rx, last_tx;  /* ev_now_ms of the last frame each way */
 
 	/* input: rbuf[rpos..rlen) is unparsed; `cur` a large frame being
 	 * read in place (curfill bytes so far) */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
@@ -155,13 +156,42 @@ static int tm_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, 0);
-	wire_wr_i32(&w, 1); /* hosts */
-	wire_wr_i32(&w, 1); /* architectures */
-	wire_wr_i32(&w, d->hosttid);
-	wire_wr_str(&w, d->hostname);
-	wire_wr_str(&w, d->arch);
-	wire_wr_i32(&w, PVMD_SPEED);
-	wire_wr_i32(&w, PVMD_DSIG);
+	if (!hl.nup) {
+		/* not yet in a table (a slave before the master's) */
+		wire_wr_i32(&w, 1); /* hosts */
+		wire_wr_i32(&w, 1); /* architectures */
+		wire_wr_i32(&w, d->hosttid);
+		wire_wr_str(&w, d->hostname);
+		wire_wr_str(&w, d->arch);
+		wire_wr_i32(&w, PVMD_SPEED);
+		wire_wr_i32(&w, PVMD_DSIG);
+	} else {
+		int n = 0, narch = 0;
+		const char *archs[64];
+		for (int i = 1; i <= HOST_MAX; i++) {
+			struct host *o = host_get(i);
+			if (!o || o->state != HOST_UP)
+				continue;
+			n++;
+			int k = 0;
+			while (k < narch && strcmp(archs[k], o->arch))
+				k++;
+			if (k == narch && narch < 64)
+				archs[narch++] = o->arch;
+		}
+		wire_wr_i32(&w, n);
+		wire_wr_i32(&w, narch);
+		for (int i = 1; i <= HOST_MAX; i++) {
+			struct host *o = host_get(i);
+			if (!o || o->state != HOST_UP)
+				continue;
+			wire_wr_i32(&w, wire_host_tid(i));
+			wire_wr_str(&w, o->name);
+			wire_wr_str(&w, o->arch);
+			wire_wr_i32(&w, o->speed);
+			wire_wr_i32(&w, o->dsig);
+		}
+	}
 	conn_reply(d, c, h, &w);
 	wire_wr_free(&w);
 	return 0;
@@ -175,7 +205,9 @@ static int tm_mstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(host);
 		return -1;
 	}
-	ctl_reply_status(d, c, h, spawn_is_our_host(d, host) ? 0 : PvmNoHost);
+	struct host *o = host_by_name(host);
+	int up = spawn_is_our_host(d, host) || (o && o->state == HOST_UP);
+	ctl_reply_status(d, c, h, up ? 0 : PvmNoHost);
 	free(host);
 	return 0;
 }
@@ -205,7 +237,7 @@ static int tm_kill(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int st = check_task_tid(d, tid);
 	struct task *t = st ? NULL : task_find(d, tid);
 	if (t) {
-		plog(PL_INFO, "t%x: killed by t%x", tid, conn_task(c)->tid);
+		plog(PL_INFO, "t%x: killed by t%x", tid, ctl_src(c, h));
 		/* Reply first: the caller may be killing itself. */
 		ctl_reply_status(d, c, h, 0);
 		task_signal(d, t, SIGTERM);
@@ -419,11 +451,60 @@ static const struct {
 	[WIRE_TM_GS_BARRIER] = { "TM_GS_BARRIER", ctl_gs_barrier },
 	[WIRE_TM_GS_FREEZE] = { "TM_GS_FREEZE", ctl_gs_freeze },
 	[WIRE_TM_GS_LIST] = { "TM_GS_LIST", ctl_gs_list },
+	[WIRE_TM_ADDHOST] = { "TM_ADDHOST", ctl_addhost },
+	[WIRE_TM_DELHOST] = { "TM_DELHOST", ctl_delhost },
+	[WIRE_TM_HOSTSYNC] = { "TM_HOSTSYNC", ctl_hostsync },
 };
+
+/* Requests another pvmd may send on a task's behalf (docs/hosts.md). */
+static int forwardable(int code)
+{
+	switch (code) {
+	case WIRE_TM_SPAWN: case WIRE_TM_TASKS: case WIRE_TM_KILL:
+	case WIRE_TM_SIGNAL: case WIRE_TM_PSTAT: case WIRE_TM_MBOX_PUT:
+	case WIRE_TM_MBOX_GET: case WIRE_TM_MBOX_DEL: case WIRE_TM_MBOX_LIST:
+	case WIRE_TM_GS_JOIN: case WIRE_TM_GS_LEAVE: case WIRE_TM_GS_INFO:
+	case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE: case WIRE_TM_GS_LIST:
+	case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST: case WIRE_TM_HOSTSYNC:
+	case WIRE_TM_ROUTEADDR: case WIRE_TM_CONFIG: case WIRE_TM_MSTAT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A request that came over a link from another pvmd. */
+static int link_dispatch(struct pvmd *d, struct conn *c,
+			 const struct wire_hdr *h, const uint8_t *payload)
+{
+	int code = h->tag;
+	if (code <= 0 || code >= WIRE_TM_MAX || !table[code].fn ||
+	    !forwardable(code)) {
+		plog(PL_ERR, "host t%x: control code %d not taken from a pvmd%s",
+		     h->src, code, h->wid ? ": replied PvmNotImpl" : "");
+		if (h->wid)
+			ctl_reply_status(d, c, h, PvmNotImpl);
+		return 0;
+	}
+	plog(PL_DEBUG, "%s from t%x via a link (wid %u, %u bytes)",
+	     table[code].name, h->src, h->wid, h->len);
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	if (table[code].fn(d, c, h, &r) < 0) {
+		/* the task's fault, not its pvmd's: the link stays */
+		plog(PL_ERR, "t%x: malformed %s request via a link (%u bytes)",
+		     h->src, table[code].name, h->len);
+		if (h->wid)
+			ctl_reply_status(d, c, h, PvmBadParam);
+	}
+	return 0;
+}
 
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		 const uint8_t *payload)
 {
+	if (c->kind == CONN_LINK)
+		return link_dispatch(d, c, h, payload);
 	struct task *t = conn_task(c);
 	int code = h->tag;
 	int known = code > 0 && code < WIRE_TM_MAX && table[code].fn;
@@ -457,7 +538,9 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (t)
 		plog(PL_DEBUG, "%s from t%x (wid %u, %u bytes)",
 		     table[code].name, t->tid, h->wid, h->len);
-	else
+	if (t && fwd_request(d, c, h, payload))
+		return 0; /* another pvmd's, or split over several */
+	if (!t)
 		plog(PL_DEBUG, "%s from pid %d (wid %u, %u bytes)",
 		     table[code].name, (int)conn_peer_pid(c), h->wid, h->len);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
@@ -56,7 +57,7 @@ static char **read_strings(struct wire_rd *r, int n)
 	return v;
 }
 
-static int decode_spawn(struct wire_rd *r, struct spawn_req *q)
+int spawn_decode(struct wire_rd *r, struct spawn_req *q)
 {
 	memset(q, 0, sizeof *q);
 	q->file = wire_rd_strdup(r);
@@ -78,6 +79,24 @@ static int decode_spawn(struct wire_rd *r, struct spawn_req *q)
 	return r->err || r->left ? -1 : 0;
 }
 
+void spawn_encode(struct wire_wr *w, const struct spawn_req *q)
+{
+	wire_wr_str(w, q->file);
+	wire_wr_i32(w, q->flags);
+	wire_wr_str(w, q->where);
+	wire_wr_i32(w, q->count);
+	wire_wr_i32(w, q->ctx);
+	wire_wr_i32(w, q->argc);
+	for (int i = 0; i < q->argc; i++)
+		wire_wr_str(w, q->argv[i]);
+	wire_wr_i32(w, q->nenv);
+	for (int i = 0; i < q->nenv; i++)
+		wire_wr_str(w, q->env[i]);
+	wire_wr_i32(w, q->outtid);
+	wire_wr_i32(w, q->outctx);
+	wire_wr_i32(w, q->outtag);
+}
+
 static void spawn_reply(struct pvmd *d, struct conn *c,
 			const struct wire_hdr *h, int status, int n,
 			const int *tids)
@@ -96,14 +115,14 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	      struct wire_rd *r)
 {
 	struct spawn_req q;
-	if (decode_spawn(r, &q) < 0) {
+	if (spawn_decode(r, &q) < 0) {
 		spawn_req_free(&q);
 		return -1;
 	}
-	struct task *parent = conn_task(c);
+	int ptid = ctl_src(c, h);
 	if (q.count < 1 || q.count > SPAWN_MAX_COUNT || !*q.file) {
 		plog(PL_ERR, "t%x: spawn of '%s' with count %d refused",
-		     parent->tid, q.file, q.count);
+		     ptid, q.file, q.count);
 		spawn_reply(d, c, h, PvmBadParam, 0, NULL);
 		spawn_req_free(&q);
 		return 0;
@@ -114,7 +133,7 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		spawn_req_free(&q);
 		return 0;
 	}
-	int st = spawn_tasks(d, parent, &q, tids);
+	int st = spawn_tasks(d, ptid, &q, tids);
 	if (st < 0)
 		spawn_reply(d, c, h, st, 0, NULL);
 	else

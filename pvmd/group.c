@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
@@ -247,6 +248,8 @@ static void group_changed(struct pvmd *d, struct group *g, int departed)
 			if (t && t->conn) {
 				conn_reply(d, t->conn, &ev, &w);
 				conn_flush_now(d, t->conn);
+			} else if (!host_is_local_tid(d, g->cachers[i])) {
+				ctl_reply_tid(d, g->cachers[i], &ev, &w);
 			}
 		}
 		wire_wr_free(&w);
@@ -260,10 +263,11 @@ static void group_changed(struct pvmd *d, struct group *g, int departed)
 static void reply_to(struct pvmd *d, int tid, const struct wire_hdr *req,
 		     int status)
 {
-	struct task *t = task_find(d, tid);
-	if (!t || !t->conn)
-		return;
-	ctl_reply_status(d, t->conn, req, status);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	ctl_reply_tid(d, tid, req, &w);
+	wire_wr_free(&w);
 }
 
 static int sync_waiting(const struct gsync *s, int tid)
@@ -373,7 +377,7 @@ int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	char *name = read_request(r, NULL);
 	if (!name)
 		return -1;
-	int tid = conn_task(c)->tid, st;
+	int tid = ctl_src(c, h), st;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
@@ -417,7 +421,7 @@ int ctl_gs_leave(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	char *name = read_request(r, NULL);
 	if (!name)
 		return -1;
-	int tid = conn_task(c)->tid, st = 0, inst = -1;
+	int tid = ctl_src(c, h), st = 0, inst = -1;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
@@ -455,12 +459,14 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	wire_wr_init(&w);
 	int st = !*name ? PvmNullGroup
 		 : !g	 ? PvmNoGroup
-			 : cacher_add(g, conn_task(c)->tid);
+			 : cacher_add(g, ctl_src(c, h));
 	if (!st) {
 		wire_wr_i32(&w, 0);
 		wire_wr_i32(&w, g->frozen);
 		write_members(&w, g);
-		wire_wr_i32(&w, g->slot);
+		/* with several hosts the pvmd counts every barrier
+		 * (docs/hosts.md) */
+		wire_wr_i32(&w, host_count() > 1 ? -1 : g->slot);
 		wire_wr_i32(&w, g->gid);
 	} else {
 		wire_wr_i32(&w, st);
@@ -517,7 +523,7 @@ int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	char *name = read_request(r, &count);
 	if (!name)
 		return -1;
-	int tid = conn_task(c)->tid;
+	int tid = ctl_src(c, h);
 	struct group *g = *name ? group_find(name) : NULL;
 	int st = *name ? sync_check(g, g ? &g->barrier : NULL, tid, count)
 		       : PvmNullGroup;
@@ -548,7 +554,7 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	char *name = read_request(r, &size);
 	if (!name)
 		return -1;
-	int tid = conn_task(c)->tid, st;
+	int tid = ctl_src(c, h), st;
 	struct group *g = *name ? group_find(name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
@@ -619,6 +625,26 @@ void group_task_exit(struct pvmd *d, int tid)
 		if (ngroups == before)
 			i++;
 	}
+}
+
+void group_host_lost(struct pvmd *d, int hostno)
+{
+	for (;;) {
+		int tid = 0;
+		for (size_t i = 0; i < ngroups && !tid; i++)
+			for (int k = 0; k < groups[i]->n && !tid; k++)
+				if (host_no_of_tid(groups[i]->m[k].tid) == hostno)
+					tid = groups[i]->m[k].tid;
+		if (!tid)
+			return;
+		group_task_exit(d, tid);
+	}
+}
+
+void group_hosts_changed(struct pvmd *d)
+{
+	for (size_t i = 0; i < ngroups; i++)
+		group_changed(d, groups[i], 0);
 }
 
 void group_free_all(struct pvmd *d)

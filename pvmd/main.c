@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvmd.h"
 #include "shmseg.h"
@@ -37,15 +38,18 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [hostfile]\n"
+	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [hostfile]\n"
 		   "  -f            stay in the foreground (log also to stderr)\n"
 		   "  -d debugmask  log debugging detail (any non-zero mask)\n"
-		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n");
+		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n"
+		   "  -s            started by a master pvmd on another host: reads its\n"
+		   "                startup lines on stdin (docs/hosts.md)\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
 
 static int report_fd = -1; /* write end of the pipe to our parent */
+static int slave;          /* started by a master (-s): answers on stdout */
 static int log_ready;      /* pvmd.log is open */
 
 static void startup_fail(const char *fmt, ...)
@@ -99,10 +103,12 @@ static void detach(void)
 		if (!n) {
 			int st;
 			waitpid(pid, &st, 0);
-			fprintf(stderr, "pvmd: failed to start\n");
-		} else {
-			fprintf(stderr, "pvmd: %s\n", msg);
+			strcpy(msg, "failed to start");
 		}
+		if (slave)
+			printf("error %s\n", msg); /* to the master */
+		else
+			fprintf(stderr, "pvmd: %s\n", msg);
 		exit(1);
 	}
 	close(p[0]);
@@ -249,6 +255,8 @@ static void shutdown_pvmd(struct pvmd *d)
 	mbox_free_all(d);
 	group_free_all(d);
 	gshm_close();
+	hoster_fini(d);
+	host_fini(d);
 	shmseg_remove_all(); /* inboxes of tasks (docs/shm.md) */
 	free(d->halt_pids);
 	close(d->listen_fd);
@@ -271,6 +279,8 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	shmseg_remove_all();
 	if (name)
 		snprintf(d->hostname, sizeof d->hostname, "%s", name);
+	else if (slave)
+		; /* the name the master added us as */
 	else if (gethostname(d->hostname, sizeof d->hostname - 1) < 0)
 		strcpy(d->hostname, "localhost");
 	/* One descriptor per task and per output pipe: allow as many as
@@ -290,6 +300,9 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		startup_fail("out of memory");
 	open_socket(d);
 	gshm_open(d);
+	char herr[300];
+	if (host_init(d, !slave, herr, sizeof herr) < 0)
+		startup_fail("%s", herr);
 	write_pidfile(d);
 	if (ev_io_start(d->loop, &d->listen_io, d->listen_fd, EPOLLIN,
 			conn_accept_cb, d) < 0)
@@ -298,8 +311,11 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	ev_timer_init(&d->tick, tick_cb, d);
 	ev_timer_start(d->loop, &d->tick, TICK_MS);
 
-	/* Children start in the home directory, as with the reference. */
-	const char *home = getenv("HOME");
+	/* Children start in the home directory, as with the reference
+	 * (or in the hostfile's wd= for this host). */
+	const char *home = getenv("PVMD_SLAVE_WD");
+	if (!home || !*home)
+		home = getenv("HOME");
 	if (!home || !*home || chdir(home) < 0) {
 		plog(PL_ERR, "cannot chdir to $HOME (%s): working in /",
 		     home ? home : "unset");
@@ -309,10 +325,14 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 
 	plog(PL_INFO, "pvmd started: pid %d, host %s, arch %s, socket %s",
 	     (int)getpid(), d->hostname, d->arch, d->sockpath);
-	if (hostfile)
-		plog(PL_INFO, "hostfile %s ignored: this pvmd runs a one-host machine",
-		     hostfile);
+	if (slave) {
+		plog(PL_INFO, "started by the master as host %d (%s)",
+		     d->hosttid >> WIRE_TID_HOST_SHIFT, d->ip);
+		slave_report_ok(d);
+	}
 	started(foreground);
+	if (hostfile)
+		hoster_start_hostfile(d, hostfile);
 }
 
 int main(int argc, char **argv)
@@ -320,8 +340,11 @@ int main(int argc, char **argv)
 	int foreground = 0, debug = 0, opt;
 	const char *name = NULL;
 
-	while ((opt = getopt(argc, argv, "fd:n:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fd:n:hs")) != -1) {
 		switch (opt) {
+		case 's':
+			slave = 1;
+			break;
 		case 'n':
 			/* man 1 pvmd3: a host name to use instead of
 			 * gethostname()'s */
@@ -371,6 +394,13 @@ int main(int argc, char **argv)
 	idhash_init(&d->contexts);
 	log_set_debug(debug);
 	log_set_stderr(foreground);
+	if (slave) {
+		if (hostfile) {
+			printf("error a hostfile is for the master\n");
+			return 1;
+		}
+		slave_read_config(d); /* before the paths: it sets PVM_VMID */
+	}
 
 	char err[600];
 	if (vmdir_path(d->dir, sizeof d->dir) < 0 ||

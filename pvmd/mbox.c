@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
@@ -134,9 +135,6 @@ static int may_change(struct pvmd *d, const struct mb_entry *e, int tid)
 static void reply_entry(struct pvmd *d, int tid, const struct wire_hdr *req,
 			const struct mb_entry *e, int status)
 {
-	struct task *t = task_find(d, tid);
-	if (!t || !t->conn)
-		return;
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, status);
@@ -145,7 +143,7 @@ static void reply_entry(struct pvmd *d, int tid, const struct wire_hdr *req,
 		wire_wr_i32(&w, e->enc);
 		wire_wr_bytes(&w, e->data, e->len);
 	}
-	conn_reply(d, t->conn, req, &w);
+	ctl_reply_tid(d, tid, req, &w);
 	wire_wr_free(&w);
 }
 
@@ -257,7 +255,7 @@ int ctl_mbox_put(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	}
 	int st = !*name || index < -1 ? PvmBadParam
-				       : put(d, conn_task(c)->tid, name, index,
+				       : put(d, ctl_src(c, h), name, index,
 					     flags, enc, data, len);
 	free(name);
 	ctl_reply_status(d, c, h, st);
@@ -276,7 +274,7 @@ int ctl_mbox_get(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(name);
 		return -1;
 	}
-	int tid = conn_task(c)->tid;
+	int tid = ctl_src(c, h);
 	if (!*name || index < 0) {
 		reply_entry(d, tid, h, NULL, PvmBadParam);
 	} else if (!try_read(d, tid, h, name, index, flags)) {
@@ -330,7 +328,7 @@ int ctl_mbox_del(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	}
 	int st = !*name || index < 0 ? PvmBadParam
-				      : del(d, conn_task(c)->tid, name, index);
+				      : del(d, ctl_src(c, h), name, index);
 	free(name);
 	ctl_reply_status(d, c, h, st);
 	return 0;
@@ -434,6 +432,23 @@ void mbox_task_exit(struct pvmd *d, int tid)
 		*wp = w->next;
 		free(w->name);
 		free(w);
+	}
+}
+
+void mbox_host_lost(struct pvmd *d, int hostno)
+{
+	for (;;) {
+		int tid = 0;
+		for (struct mb_class *k = classes; k && !tid; k = k->next)
+			for (struct mb_entry *e = k->ents; e && !tid; e = e->next)
+				if (e->owner && host_no_of_tid(e->owner) == hostno)
+					tid = e->owner;
+		for (struct mb_wait *w = waits; w && !tid; w = w->next)
+			if (host_no_of_tid(w->tid) == hostno)
+				tid = w->tid;
+		if (!tid)
+			return;
+		mbox_task_exit(d, tid);
 	}
 }
 

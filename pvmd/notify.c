@@ -10,9 +10,11 @@
 
 #include <stdlib.h>
 
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "wire.h"
 
 struct notify {
 	struct notify *next;
@@ -78,13 +80,21 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 				cancel(d, owner, kind, tag, target);
 				continue;
 			}
+			int remote = kind == PvmTaskExit &&
+				     !host_is_local_tid(d, target) &&
+				     host_of_tid(target) && target > 0;
 			int alive = kind == PvmTaskExit ?
-					    task_find(d, target) != NULL :
-					    target == d->hosttid;
+					    remote || task_find(d, target) :
+					    target == d->hosttid ||
+					    ((target & ~WIRE_TID_HOST_MASK) == 0 &&
+					     host_of_tid(target));
 			if (alive)
 				st = add(d, owner, kind, tag, ctx, target, 0);
 			else /* already gone: tell at once */
 				send_int(d, owner, tag, ctx, target);
+			/* another host's task: is it still there? */
+			if (alive && remote && !st)
+				fwd_check_task(d, target);
 		}
 		return st;
 	case PvmHostAdd:
@@ -93,14 +103,12 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 			return 0;
 		}
 		/* The one item is how many additions to report (-1: every
-		 * time; 0: stop).  No host is ever added to a one-host
-		 * machine yet: the registration waits for that. */
+		 * time; 0: stop); a new count replaces the old one. */
 		if (cnt != 1)
 			return PvmBadParam;
-		if (tids[0] == 0) {
-			cancel(d, owner, kind, tag, 0);
+		cancel(d, owner, kind, tag, 0);
+		if (tids[0] == 0)
 			return 0;
-		}
 		return add(d, owner, kind, tag, ctx, 0, tids[0]);
 	case PvmRouteAdd:
 	case PvmRouteDelete:
@@ -142,6 +150,62 @@ void notify_host_delete(struct pvmd *d)
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *n = *pp;
 		if (n->kind == PvmHostDelete && n->target == d->hosttid) {
+			send_int(d, n->owner, n->tag, n->ctx, n->target);
+			*pp = n->next;
+			free(n);
+		} else {
+			pp = &n->next;
+		}
+	}
+}
+
+void notify_host_add(struct pvmd *d, const int *tids, int n)
+{
+	/* body: XDR int n, then n pvmd tids (man 3 pvm_notify) */
+	uint8_t *b = malloc(4 * ((size_t)n + 1));
+	if (!b)
+		return;
+	for (int i = 0; i <= n; i++) {
+		uint32_t v = (uint32_t)(i ? tids[i - 1] : n);
+		b[4 * i] = (uint8_t)(v >> 24);
+		b[4 * i + 1] = (uint8_t)(v >> 16);
+		b[4 * i + 2] = (uint8_t)(v >> 8);
+		b[4 * i + 3] = (uint8_t)v;
+	}
+	for (struct notify **pp = &d->notifies; *pp;) {
+		struct notify *x = *pp;
+		if (x->kind != PvmHostAdd) {
+			pp = &x->next;
+			continue;
+		}
+		pvmd_send_msg(d, x->owner, x->tag, x->ctx, b, 4 * ((size_t)n + 1));
+		if (x->count > 0 && --x->count == 0) {
+			*pp = x->next;
+			free(x);
+		} else {
+			pp = &x->next;
+		}
+	}
+	free(b);
+}
+
+void notify_host_lost(struct pvmd *d, int hosttid)
+{
+	/* the tasks watched on that host first, then the host */
+	for (;;) {
+		int tid = 0;
+		for (struct notify *n = d->notifies; n && !tid; n = n->next)
+			if (n->kind == PvmTaskExit &&
+			    (n->target & WIRE_TID_HOST_MASK) == hosttid &&
+			    (n->target & WIRE_TID_TASK_MASK))
+				tid = n->target;
+		if (!tid)
+			break;
+		notify_task_exit(d, tid);
+	}
+	for (struct notify **pp = &d->notifies; *pp;) {
+		struct notify *n = *pp;
+		if (n->kind == PvmHostDelete && n->target == hosttid) {
 			send_int(d, n->owner, n->tag, n->ctx, n->target);
 			*pp = n->next;
 			free(n);

@@ -199,11 +199,15 @@ struct spawn_req {
 
 /* Builds the spawn search path from PVM_PATH / HOME / PVM_ROOT. */
 int spawn_init(struct pvmd *d);
-/* Starts req->count copies for `parent`; fills tids[] with tids or error
- * codes.  Returns the number started or a negative PVM error code. */
-int spawn_tasks(struct pvmd *d, struct task *parent,
-		const struct spawn_req *req, int *tids);
+/* Starts req->count copies for parent task `ptid` (of this host or
+ * another); fills tids[] with tids or error codes.  Returns the number
+ * started or a negative PVM error code. */
+int spawn_tasks(struct pvmd *d, int ptid, const struct spawn_req *req,
+		int *tids);
 void spawn_req_free(struct spawn_req *r);
+/* TM_SPAWN's payload (ctl_spawn.c).  decode: 0 or -1 (malformed). */
+int spawn_decode(struct wire_rd *r, struct spawn_req *q);
+void spawn_encode(struct wire_wr *w, const struct spawn_req *q);
 /* Host-name checks shared with TM_MSTAT. */
 int spawn_is_our_host(const struct pvmd *d, const char *name);
 /* A connection is accepted, or is about to be and the pvmd is out of
@@ -237,6 +241,11 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 void notify_task_exit(struct pvmd *d, int tid);
 /* The virtual machine is halting: delivers PvmHostDelete notifies. */
 void notify_host_delete(struct pvmd *d);
+/* Hosts were added (their pvmd tids): PvmHostAdd notifies. */
+void notify_host_add(struct pvmd *d, const int *tids, int n);
+/* Host `hosttid` is gone: PvmTaskExit for every watched task of it, then
+ * its PvmHostDelete notifies. */
+void notify_host_lost(struct pvmd *d, int hosttid);
 void notify_free_all(struct pvmd *d);
 
 /* ---- mbox.c ---- */
@@ -254,6 +263,8 @@ int ctl_mbox_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
  * ones get owner 0, its held reads are dropped. */
 void mbox_task_exit(struct pvmd *d, int tid);
 void mbox_free_all(struct pvmd *d);
+/* Host `hostno` is gone: as mbox_task_exit for each of its tasks. */
+void mbox_host_lost(struct pvmd *d, int hostno);
 
 /* ---- group.c ---- */
 
@@ -274,6 +285,12 @@ int ctl_gs_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
  * can no longer reach get PvmNoGroup), its held requests are dropped. */
 void group_task_exit(struct pvmd *d, int tid);
 void group_free_all(struct pvmd *d);
+/* Host `hostno` is gone: its tasks leave their groups. */
+void group_host_lost(struct pvmd *d, int hostno);
+/* The machine went from one host to several or back: barriers move
+ * between the shared slots and the pvmd, so every cached list is made
+ * stale (TM_GS_EVENT). */
+void group_hosts_changed(struct pvmd *d);
 
 /* ---- group_shm.c: the groups' shared slots (proto/gshm.h) ---- */
 

@@ -439,7 +439,7 @@ static int host_selected(const struct pvmd *d, int flags, const char *host)
 	return (flags & PvmHostCompl) ? !in : in;
 }
 
-int spawn_tasks(struct pvmd *d, struct task *parent,
+int spawn_tasks(struct pvmd *d, int ptid,
 		const struct spawn_req *q, int *tids)
 {
 	if (d->halting)
@@ -455,7 +455,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 	int in = host_selected(d, q->flags, host);
 	if (!in)
 		plog(PL_INFO, "t%x: spawn %s (flags 0x%x, where '%s'): no such host",
-		     parent->tid, q->file, (unsigned)q->flags, q->where);
+		     ptid, q->file, (unsigned)q->flags, q->where);
 	if (in && (q->flags & PvmTaskDebug)) {
 		o.debugger = getenv("PVM_DEBUGGER");
 		if (!o.debugger || !*o.debugger)
@@ -464,7 +464,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 	char *path = in ? find_program(d, q->file) : NULL;
 	if (in && !path)
 		plog(PL_INFO, "t%x: spawn %s: no such executable file",
-		     parent->tid, q->file);
+		     ptid, q->file);
 	if (!path) {
 		free(host);
 		return fill(tids, q->count, in ? PvmNoFile : PvmNoHost);
@@ -506,7 +506,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		if (short_of_fds || fd_reserve(limit) < 0) {
 			if (!short_of_fds++)
 				plog(PL_ERR, "t%x: spawn %s: out of descriptors "
-				     "(%s): %d of %d not started", parent->tid,
+				     "(%s): %d of %d not started", ptid,
 				     q->file, strerror(errno), q->count - i,
 				     q->count);
 			tids[i] = PvmOutOfRes;
@@ -525,14 +525,14 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		}
 		free(t->aout);
 		t->aout = aout;
-		t->ptid = nospawnparent ? 0 : parent->tid;
+		t->ptid = nospawnparent ? 0 : ptid;
 		t->pflags = nospawnparent ? CONN_PF_NOSPAWNPARENT : 0;
 		t->flags = TASK_F_SPAWNED;
 		t->ctx = q->ctx;
 		t->outtid = q->outtid;
 		t->outctx = q->outctx;
 		t->outtag = q->outtag;
-		int st = start_one(d, t, path, q, &o, parent->tid);
+		int st = start_one(d, t, path, q, &o, ptid);
 		if (st < 0) {
 			discard(d, t);
 			tids[i] = st;
@@ -542,7 +542,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 			if (st == PvmOutOfRes && !short_of_fds++)
 				plog(PL_ERR, "t%x: spawn %s: out of resources "
 				     "(descriptors or processes): %d of %d not "
-				     "started", parent->tid, q->file,
+				     "started", ptid, q->file,
 				     q->count - i, q->count);
 			continue;
 		}
@@ -550,7 +550,7 @@ int spawn_tasks(struct pvmd *d, struct task *parent,
 		sibs->tids[sibs->n++] = t->tid;
 		t->sibs = sibs;
 		sibs->refs++;
-		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", parent->tid,
+		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", ptid,
 		     t->tid, path, (int)t->pid);
 	}
 	free(path);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
@@ -87,6 +88,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	/* Its shared-memory inbox: senders see it dead (docs/shm.md). */
 	shmseg_mark_dead(tid);
 	notify_task_exit(d, tid);
+	host_task_exit(d, tid); /* the other hosts' notifies, mailbox, groups */
 	context_task_exit(d, tid);
 	mbox_task_exit(d, tid);
 	group_task_exit(d, tid);
@@ -107,6 +109,16 @@ int task_signal(struct pvmd *d, struct task *t, int sig)
 
 int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 {
+	if (!host_is_local_tid(d, h->dst)) {
+		/* another host's task: over the link to its pvmd */
+		struct host *o = host_of_tid(h->dst);
+		if (o && o->state == HOST_UP)
+			return host_send(d, o, f);
+		if (h->flags & WIRE_F_FIRST)
+			plog(PL_DEBUG, "t%x -> t%x tag %d: no such host, message dropped",
+			     h->src, h->dst, h->tag);
+		return 0;
+	}
 	struct task *t = task_find(d, h->dst);
 	if (!t) {
 		if (h->flags & WIRE_F_FIRST)

@@ -1,0 +1,553 @@
+/*
+ * fwd.c - task requests that another pvmd handles (docs/hosts.md, "Which
+ * requests go where"): forwarding them unchanged, routing the replies
+ * back, and the requests one pvmd splits over several hosts (TM_SPAWN,
+ * TM_TASKS of the whole machine, the existence check behind a
+ * PvmTaskExit notify on another host's task).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "conn.h"
+#include "host.h"
+#include "log.h"
+#include "pvm3.h"
+#include "wire.h"
+
+#define PEND_WID_BIT 0x80000000u
+
+int ctl_src(const struct conn *c, const struct wire_hdr *h)
+{
+	return c->task ? c->task->tid : h->src;
+}
+
+void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
+		   const struct wire_wr *payload)
+{
+	if (host_is_local_tid(d, tid)) {
+		struct task *t = task_find(d, tid);
+		if (t && t->conn)
+			conn_reply(d, t->conn, req, payload);
+		return;
+	}
+	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY, .dst = tid,
+			      .src = d->hosttid, .tag = req->tag,
+			      .wid = req->wid};
+	host_send_ctrl(d, host_no_of_tid(tid), &hh, payload);
+}
+
+/* ---- pending requests this pvmd made for itself ---- */
+
+enum pend_kind { P_TASKS, P_SPAWN, P_PSTAT };
+
+struct task_ent {
+	int tid, ptid, host, flag, pid;
+	char *aout;
+};
+
+struct pend {
+	struct pend *next;
+	uint32_t wid;
+	enum pend_kind kind;
+	int req_tid;            /* who asked (P_TASKS, P_SPAWN) */
+	struct wire_hdr req;    /* its request: code and wid */
+	int nwait;              /* hosts still to answer */
+	unsigned char waiting[HOST_MAX + 1]; /* which */
+	/* P_TASKS */
+	struct task_ent *ents;
+	int nents, capents;
+	int status;
+	/* P_SPAWN: slots[i] is the host of tids[i] */
+	int count;
+	int *tids, *slots;
+	/* P_PSTAT: the tid asked about */
+	int target;
+};
+
+static struct pend *pends;
+static uint32_t last_wid;
+
+static struct pend *pend_new(enum pend_kind kind)
+{
+	struct pend *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	if (++last_wid >= PEND_WID_BIT)
+		last_wid = 1;
+	p->wid = last_wid | PEND_WID_BIT;
+	p->kind = kind;
+	p->next = pends;
+	pends = p;
+	return p;
+}
+
+static void pend_free(struct pend *p)
+{
+	for (struct pend **pp = &pends; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	for (int i = 0; i < p->nents; i++)
+		free(p->ents[i].aout);
+	free(p->ents);
+	free(p->tids);
+	free(p->slots);
+	free(p);
+}
+
+static int pend_wait(struct pend *p, int hostno)
+{
+	if (hostno < 1 || hostno > HOST_MAX || p->waiting[hostno])
+		return -1;
+	p->waiting[hostno] = 1;
+	p->nwait++;
+	return 0;
+}
+
+/* Host `hostno` answered (or is gone): 1 if it was awaited. */
+static int pend_done(struct pend *p, int hostno)
+{
+	if (hostno < 1 || hostno > HOST_MAX || !p->waiting[hostno])
+		return 0;
+	p->waiting[hostno] = 0;
+	p->nwait--;
+	return 1;
+}
+
+/* ---- TM_TASKS of the whole machine ---- */
+
+static int add_ent(struct pend *p, int tid, int ptid, int host, int flag,
+		   const char *aout, int pid)
+{
+	if (p->nents == p->capents) {
+		int cap = p->capents ? 2 * p->capents : 64;
+		struct task_ent *e = realloc(p->ents, (size_t)cap * sizeof *e);
+		if (!e)
+			return -1;
+		p->ents = e;
+		p->capents = cap;
+	}
+	char *a = strdup(aout);
+	if (!a)
+		return -1;
+	p->ents[p->nents++] = (struct task_ent){tid, ptid, host, flag, pid, a};
+	return 0;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	int x = ((const struct task_ent *)a)->tid;
+	int y = ((const struct task_ent *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+static void tasks_finish(struct pvmd *d, struct pend *p)
+{
+	qsort(p->ents, (size_t)p->nents, sizeof *p->ents, cmp_ent);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, p->status);
+	wire_wr_i32(&w, p->status ? 0 : p->nents);
+	for (int i = 0; !p->status && i < p->nents; i++) {
+		struct task_ent *e = &p->ents[i];
+		wire_wr_i32(&w, e->tid);
+		wire_wr_i32(&w, e->ptid);
+		wire_wr_i32(&w, e->host);
+		wire_wr_i32(&w, e->flag);
+		wire_wr_str(&w, e->aout);
+		wire_wr_i32(&w, e->pid);
+	}
+	ctl_reply_tid(d, p->req_tid, &p->req, &w);
+	wire_wr_free(&w);
+	pend_free(p);
+}
+
+/* Adds a TM_TASKS reply's list to p. */
+static void tasks_take(struct pend *p, const uint8_t *payload, size_t len)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, payload, len);
+	int st = wire_rd_i32(&r);
+	int n = wire_rd_count(&r, 24);
+	if (r.err || st < 0)
+		return; /* that host's tasks are missing, as if it had none */
+	for (int i = 0; i < n && !r.err; i++) {
+		int tid = wire_rd_i32(&r);
+		int ptid = wire_rd_i32(&r);
+		int host = wire_rd_i32(&r);
+		int flag = wire_rd_i32(&r);
+		char *aout = wire_rd_strdup(&r);
+		int pid = wire_rd_i32(&r);
+		if (!r.err && add_ent(p, tid, ptid, host, flag, aout, pid) < 0)
+			p->status = PvmNoMem;
+		free(aout);
+	}
+}
+
+/* Our own tasks, straight from the table. */
+static void tasks_local(struct pvmd *d, struct pend *p)
+{
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct task *t = d->tasks.slots[i].key ? d->tasks.slots[i].val
+						       : NULL;
+		if (!t)
+			continue;
+		int ptid = (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet
+							       : t->ptid;
+		if (add_ent(p, t->tid, ptid, d->hosttid, t->flags, t->aout,
+			    (int)t->pid) < 0)
+			p->status = PvmNoMem;
+	}
+}
+
+static int fwd_tasks_all(struct pvmd *d, int src, const struct wire_hdr *h)
+{
+	struct pend *p = pend_new(P_TASKS);
+	if (!p)
+		return 0;
+	p->req_tid = src;
+	p->req = *h;
+	tasks_local(d, p);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	for (int i = 1; i <= HOST_MAX; i++) {
+		struct host *o = host_get(i);
+		if (!o || o->state != HOST_UP || wire_host_tid(i) == d->hosttid)
+			continue;
+		w.len = 0;
+		wire_wr_i32(&w, wire_host_tid(i));
+		struct wire_hdr hh = {.src = d->hosttid, .tag = WIRE_TM_TASKS,
+				      .wid = p->wid};
+		if (pend_wait(p, i) == 0 && !host_send_ctrl(d, i, &hh, &w))
+			pend_done(p, i);
+	}
+	wire_wr_free(&w);
+	if (!p->nwait)
+		tasks_finish(d, p);
+	return 1;
+}
+
+/* ---- TM_SPAWN over several hosts ---- */
+
+static void spawn_finish(struct pvmd *d, struct pend *p)
+{
+	int started = 0;
+	for (int i = 0; i < p->count; i++)
+		started += p->tids[i] > 0;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, started);
+	wire_wr_i32(&w, p->count);
+	for (int i = 0; i < p->count; i++)
+		wire_wr_i32(&w, p->tids[i]);
+	ctl_reply_tid(d, p->req_tid, &p->req, &w);
+	wire_wr_free(&w);
+	pend_free(p);
+}
+
+/* Fills host `no`'s slots from its reply (or with `code` if none). */
+static void spawn_take(struct pend *p, int no, const uint8_t *payload,
+		       size_t len, int code)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, payload, len);
+	int st = payload ? wire_rd_i32(&r) : code;
+	int n = payload ? wire_rd_count(&r, 4) : 0;
+	if (r.err) {
+		st = PvmSysErr;
+		n = 0;
+	}
+	int k = 0;
+	for (int i = 0; i < p->count; i++) {
+		if (p->slots[i] != no)
+			continue;
+		int v = k < n ? wire_rd_i32(&r) : (st < 0 ? st : PvmSysErr);
+		k++;
+		p->tids[i] = r.err ? PvmSysErr : v;
+	}
+}
+
+/* Whether host o is in the set the spawn's flags and host part select
+ * (man 3 pvm_spawn). */
+static int spawn_selects(const struct pvmd *d, const struct host *o,
+			 int flags, const char *host)
+{
+	int in;
+	if (flags & PvmTaskHost)
+		in = !strcmp(o->name, host) ||
+		     (wire_host_tid(o->no) == d->hosttid &&
+		      spawn_is_our_host(d, host));
+	else if (flags & PvmTaskArch)
+		in = !strcmp(o->arch, host);
+	else
+		in = 1;
+	return (flags & PvmHostCompl) ? !in : in;
+}
+
+static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
+		     const uint8_t *payload)
+{
+	struct spawn_req q;
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	if (spawn_decode(&r, &q) < 0 || q.count < 1 || q.count > 4096 ||
+	    !*q.file) {
+		spawn_req_free(&q);
+		return 0; /* the local handler answers */
+	}
+	char hostpart[256];
+	const char *colon = strchr(q.where, ':');
+	size_t hl_len = colon ? (size_t)(colon - q.where) : strlen(q.where);
+	if (hl_len >= sizeof hostpart) {
+		spawn_req_free(&q);
+		return 0;
+	}
+	memcpy(hostpart, q.where, hl_len);
+	hostpart[hl_len] = 0;
+	int set[HOST_MAX], nset = 0, local_in = 0;
+	for (int i = 1; i <= HOST_MAX; i++) {
+		struct host *o = host_get(i);
+		if (o && o->state == HOST_UP &&
+		    spawn_selects(d, o, q.flags, hostpart)) {
+			set[nset++] = i;
+			local_in |= wire_host_tid(i) == d->hosttid;
+		}
+	}
+	if (nset == 0 || (nset == 1 && local_in)) {
+		spawn_req_free(&q);
+		return 0; /* all here, or nowhere: the local handler */
+	}
+	struct pend *p = pend_new(P_SPAWN);
+	if (p) {
+		p->tids = calloc((size_t)q.count, sizeof *p->tids);
+		p->slots = calloc((size_t)q.count, sizeof *p->slots);
+	}
+	if (!p || !p->tids || !p->slots) {
+		if (p)
+			pend_free(p);
+		spawn_req_free(&q);
+		return 0;
+	}
+	p->req_tid = src;
+	p->req = *h;
+	p->count = q.count;
+	/* round robin over the selected hosts, going on where the last
+	 * spawn stopped */
+	for (int i = 0; i < q.count; i++)
+		p->slots[i] = set[(hl.spawn_rr + i) % nset];
+	hl.spawn_rr = (hl.spawn_rr + q.count) % nset;
+
+	for (int s = 0; s < nset; s++) {
+		int no = set[s], k = 0;
+		for (int i = 0; i < q.count; i++)
+			k += p->slots[i] == no;
+		if (!k)
+			continue;
+		struct host *o = host_get(no);
+		struct spawn_req sub = q;
+		char where[600];
+		snprintf(where, sizeof where, "%s%s", o->name, colon ? colon : "");
+		sub.where = where;
+		sub.count = k;
+		sub.flags = (q.flags & ~(PvmTaskArch | PvmHostCompl)) | PvmTaskHost;
+		if (wire_host_tid(no) == d->hosttid) {
+			int *tids = malloc((size_t)k * sizeof *tids);
+			int st = tids ? spawn_tasks(d, src, &sub, tids) : PvmNoMem;
+			for (int i = 0, j = 0; i < q.count; i++)
+				if (p->slots[i] == no)
+					p->tids[i] = st < 0 ? st : tids[j++];
+			free(tids);
+			continue;
+		}
+		struct wire_wr w;
+		wire_wr_init(&w);
+		spawn_encode(&w, &sub);
+		struct wire_hdr hh = {.src = src, .tag = WIRE_TM_SPAWN,
+				      .wid = p->wid};
+		if (pend_wait(p, no) < 0 || !host_send_ctrl(d, no, &hh, &w)) {
+			pend_done(p, no);
+			spawn_take(p, no, NULL, 0, PvmSysErr);
+		}
+		wire_wr_free(&w);
+	}
+	spawn_req_free(&q);
+	if (!p->nwait)
+		spawn_finish(d, p);
+	return 1;
+}
+
+/* ---- is a task of another host still there (for a notify) ---- */
+
+void fwd_check_task(struct pvmd *d, int tid)
+{
+	struct pend *p = pend_new(P_PSTAT);
+	if (!p)
+		return;
+	p->target = tid;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, tid);
+	struct wire_hdr hh = {.src = d->hosttid, .tag = WIRE_TM_PSTAT,
+			      .wid = p->wid};
+	int no = host_no_of_tid(tid);
+	if (pend_wait(p, no) < 0 || !host_send_ctrl(d, no, &hh, &w)) {
+		notify_task_exit(d, tid);
+		pend_free(p);
+	}
+	wire_wr_free(&w);
+}
+
+/* ---- dispatch ---- */
+
+static int first_i32(const struct wire_hdr *h, const uint8_t *payload)
+{
+	if (h->len < 4)
+		return 0;
+	return (int)((uint32_t)payload[0] << 24 | (uint32_t)payload[1] << 16 |
+		     (uint32_t)payload[2] << 8 | payload[3]);
+}
+
+static int forward(struct pvmd *d, int no, const struct wire_hdr *h,
+		   const uint8_t *payload)
+{
+	struct wire_hdr hh = *h;
+	hh.dst = wire_host_tid(no);
+	struct fbuf *f = fbuf_frame(&hh, payload, h->len);
+	if (!f)
+		return 0;
+	int r = host_send(d, host_get(no), f);
+	fbuf_put(f);
+	return r;
+}
+
+int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		const uint8_t *payload)
+{
+	if (host_count() <= 1)
+		return 0;
+	int src = ctl_src(c, h), no = 0;
+	switch (h->tag) {
+	case WIRE_TM_MBOX_PUT: case WIRE_TM_MBOX_GET: case WIRE_TM_MBOX_DEL:
+	case WIRE_TM_MBOX_LIST: case WIRE_TM_GS_JOIN: case WIRE_TM_GS_LEAVE:
+	case WIRE_TM_GS_INFO: case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE:
+	case WIRE_TM_GS_LIST: case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST:
+		no = 1;
+		break;
+	case WIRE_TM_KILL: case WIRE_TM_SIGNAL: case WIRE_TM_PSTAT:
+	case WIRE_TM_ROUTEADDR: case WIRE_TM_HOSTSYNC:
+		no = host_no_of_tid(first_i32(h, payload));
+		break;
+	case WIRE_TM_TASKS: {
+		int where = first_i32(h, payload);
+		if (h->len != 4)
+			return 0;
+		if (where == 0)
+			return fwd_tasks_all(d, src, h);
+		no = host_no_of_tid(where);
+		break;
+	}
+	case WIRE_TM_SPAWN:
+		return fwd_spawn(d, src, h, payload);
+	case WIRE_TM_HALT:
+		host_halt_all(d);
+		return 1;
+	default:
+		return 0;
+	}
+	if (wire_host_tid(no) == d->hosttid || !host_get(no) ||
+	    host_get(no)->state != HOST_UP)
+		return 0; /* here, or no such host: the local handler */
+	return forward(d, no, h, payload);
+}
+
+void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
+{
+	const uint8_t *payload = f->data + WIRE_HDR_SIZE;
+	if (!(h->wid & PEND_WID_BIT)) {
+		/* a reply (or a TM_GS_EVENT) for a task of ours */
+		struct task *t = task_find(d, h->dst);
+		if (!t || !t->conn)
+			return;
+		struct wire_hdr hh = *h;
+		hh.flags &= (uint16_t)~WIRE_F_REPLY;
+		wire_hdr_encode(&hh, f->data);
+		conn_send(d, t->conn, f);
+		return;
+	}
+	struct pend *p = pends;
+	while (p && p->wid != h->wid)
+		p = p->next;
+	int no = host_no_of_tid(h->src);
+	if (!p || !pend_done(p, no))
+		return; /* late: a host that was given up on */
+	switch (p->kind) {
+	case P_TASKS:
+		tasks_take(p, payload, h->len);
+		if (!p->nwait)
+			tasks_finish(d, p);
+		break;
+	case P_SPAWN:
+		spawn_take(p, no, payload, h->len, 0);
+		if (!p->nwait)
+			spawn_finish(d, p);
+		break;
+	case P_PSTAT:
+		if (first_i32(h, payload) == PvmNoTask)
+			notify_task_exit(d, p->target);
+		pend_free(p);
+		break;
+	}
+}
+
+void fwd_host_lost(struct pvmd *d, int no)
+{
+	for (struct pend *p = pends, *next; p; p = next) {
+		next = p->next;
+		if (!pend_done(p, no))
+			continue;
+		switch (p->kind) {
+		case P_TASKS:
+			if (!p->nwait)
+				tasks_finish(d, p);
+			break;
+		case P_SPAWN:
+			spawn_take(p, no, NULL, 0, PvmHostFail);
+			if (!p->nwait)
+				spawn_finish(d, p);
+			break;
+		case P_PSTAT:
+			pend_free(p); /* its host's exits are delivered */
+			break;
+		}
+	}
+}
+
+/* ---- TM_HOSTSYNC: i32 host tid -> i32 status, i32 sec, i32 usec ---- */
+
+int ctl_hostsync(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r)
+{
+	int host = wire_rd_i32(r);
+	if (r->err || r->left)
+		return -1;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	if (host != d->hosttid) {
+		wire_wr_i32(&w, PvmNoHost);
+		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, 0);
+	} else {
+		struct timeval tv;
+		gettimeofday(&tv, NULL);
+		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, (int)tv.tv_sec);
+		wire_wr_i32(&w, (int)tv.tv_usec);
+	}
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	return 0;
+}

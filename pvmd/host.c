@@ -1,0 +1,831 @@
+/*
+ * host.c - the host table and the TCP links between pvmds (host.h,
+ * docs/hosts.md): the listener, opening links, the secret handshake,
+ * the frames a link carries, heartbeats, and the loss of a host.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "host.h"
+#include "log.h"
+#include "pvm3.h"
+#include "vmdir.h"
+#include "wire.h"
+
+struct hostlayer hl = {.tcp_fd = -1};
+
+static struct ev_io tcp_io;
+
+/* ---- the table ---- */
+
+struct host *host_get(int hostno)
+{
+	return hostno >= 1 && hostno <= HOST_MAX ? hl.hosts[hostno] : NULL;
+}
+
+int host_no_of_tid(int tid)
+{
+	return (int)(((unsigned)tid & WIRE_TID_HOST_MASK) >> WIRE_TID_HOST_SHIFT);
+}
+
+struct host *host_of_tid(int tid)
+{
+	return host_get(host_no_of_tid(tid));
+}
+
+int host_is_local_tid(const struct pvmd *d, int tid)
+{
+	return ((unsigned)tid & WIRE_TID_HOST_MASK) == (unsigned)d->hosttid;
+}
+
+int host_count(void)
+{
+	return hl.nup ? hl.nup : 1;
+}
+
+struct host *host_by_name(const char *name)
+{
+	for (int i = 1; i <= HOST_MAX; i++) {
+		struct host *h = hl.hosts[i];
+		if (h && !strcmp(h->name, name))
+			return h;
+	}
+	return NULL;
+}
+
+static struct host *host_new(int no)
+{
+	struct host *h = calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	h->no = no;
+	h->speed = PVMD_SPEED;
+	h->dsig = PVMD_DSIG;
+	hl.hosts[no] = h;
+	return h;
+}
+
+static void drop_queue(struct host *h)
+{
+	for (size_t i = 0; i < h->nq; i++)
+		fbuf_put(h->q[i]);
+	free(h->q);
+	h->q = NULL;
+	h->nq = h->capq = 0;
+}
+
+/* ---- sending ---- */
+
+int host_send(struct pvmd *d, struct host *h, struct fbuf *f)
+{
+	if (h->link)
+		return conn_send(d, h->link, f) == 0;
+	if (h->nq == h->capq) {
+		size_t cap = h->capq ? 2 * h->capq : 16;
+		struct fbuf **q = realloc(h->q, cap * sizeof *q);
+		if (!q) {
+			plog(PL_ERR, "out of memory: a frame for host %s lost",
+			     h->name);
+			return 0;
+		}
+		h->q = q;
+		h->capq = cap;
+	}
+	f->refs++;
+	h->q[h->nq++] = f;
+	if (!h->connecting && h->state == HOST_UP && *h->addr)
+		host_connect(d, h);
+	return 1;
+}
+
+int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
+		   const struct wire_wr *payload)
+{
+	struct host *h = host_get(hostno);
+	if (!h || (payload && payload->err))
+		return 0;
+	struct wire_hdr x = *hh;
+	x.flags |= WIRE_F_CTRL;
+	if (!x.dst)
+		x.dst = wire_host_tid(hostno);
+	struct fbuf *f = fbuf_frame(&x, payload ? payload->buf : NULL,
+				    payload ? payload->len : 0);
+	if (!f)
+		return 0;
+	int r = host_send(d, h, f);
+	fbuf_put(f);
+	return r;
+}
+
+/* A DM request with no reply, from this pvmd. */
+static void send_dm(struct pvmd *d, struct host *h, int code,
+		    const struct wire_wr *payload)
+{
+	struct wire_hdr hh = {.src = d->hosttid, .tag = code};
+	host_send_ctrl(d, h->no, &hh, payload);
+}
+
+/* ---- the listener and opening links ---- */
+
+static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+{
+	struct pvmd *d = io->data;
+	(void)l;
+	(void)ev;
+	for (int i = 0; i < 16; i++) {
+		struct sockaddr_in sa;
+		socklen_t sl = sizeof sa;
+		int fd = accept4(hl.tcp_fd, (struct sockaddr *)&sa, &sl,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR)
+				plog(PL_ERR, "accept (tcp): %s", strerror(errno));
+			return;
+		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
+		if (c)
+			plog(PL_DEBUG, "link connection from %s:%d",
+			     inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
+	}
+}
+
+/* "ip:port" into a sockaddr. */
+static int parse_addr(const char *addr, struct sockaddr_in *sa)
+{
+	char ip[64];
+	const char *colon = strrchr(addr, ':');
+	if (!colon || (size_t)(colon - addr) >= sizeof ip)
+		return -1;
+	memcpy(ip, addr, (size_t)(colon - addr));
+	ip[colon - addr] = 0;
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || port < 1 || port > 65535)
+		return -1;
+	memset(sa, 0, sizeof *sa);
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+static void send_hello(struct pvmd *d, struct conn *c)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, WIRE_VERSION);
+	wire_wr_i32(&w, host_no_of_tid(d->hosttid));
+	wire_wr_bytes(&w, c->nonce_c, AUTH_NONCE_LEN);
+	struct wire_hdr hh = {.flags = WIRE_F_CTRL, .dst = wire_host_tid(c->peer_no),
+			      .src = d->hosttid, .tag = WIRE_DM_HELLO};
+	struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
+	wire_wr_free(&w);
+	if (!f) {
+		conn_close(d, c, "out of memory");
+		return;
+	}
+	conn_send(d, c, f);
+	fbuf_put(f);
+}
+
+int host_connect(struct pvmd *d, struct host *h)
+{
+	struct sockaddr_in sa;
+	if (parse_addr(h->addr, &sa) < 0) {
+		plog(PL_ERR, "host %s: bad address '%s'", h->name, h->addr);
+		return -1;
+	}
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		plog(PL_ERR, "socket: %s", strerror(errno));
+		return -1;
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 &&
+	    errno != EINPROGRESS) {
+		plog(PL_ERR, "host %s: connect %s: %s", h->name, h->addr,
+		     strerror(errno));
+		close(fd);
+		return -1;
+	}
+	struct conn *c = conn_new(d, fd, 0, CONN_LINK);
+	if (!c)
+		return -1;
+	c->outgoing = 1;
+	c->peer_no = h->no;
+	h->connecting = c;
+	if (auth_random(c->nonce_c, AUTH_NONCE_LEN) < 0) {
+		conn_close(d, c, "no random bytes");
+		return -1;
+	}
+	/* written once the connection is made (EPOLLOUT) */
+	send_hello(d, c);
+	plog(PL_DEBUG, "host %s: connecting to %s", h->name, h->addr);
+	return 0;
+}
+
+/* ---- the handshake (docs/hosts.md, "Authentication") ---- */
+
+static void reply_ctrl(struct pvmd *d, struct conn *c, int code,
+		       const struct wire_wr *w)
+{
+	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
+			      .dst = wire_host_tid(c->peer_no),
+			      .src = d->hosttid, .tag = code};
+	struct fbuf *f = fbuf_frame(&hh, w->buf, w->len);
+	if (!f || w->err) {
+		fbuf_put(f);
+		conn_close(d, c, "out of memory");
+		return;
+	}
+	conn_send(d, c, f);
+	fbuf_put(f);
+}
+
+/* The link is authenticated. */
+static void link_up(struct pvmd *d, struct conn *c)
+{
+	struct host *h = host_get(c->peer_no);
+	if (!h && !hl.master) {
+		/* a new slave's first link (the master), or a host that the
+		 * master's newest table, still on its way, brings: its entry
+		 * comes with the table */
+		h = host_new(c->peer_no);
+		if (h) {
+			snprintf(h->name, sizeof h->name, "(host %d)", c->peer_no);
+			h->state = HOST_UP;
+		}
+	}
+	if (!h) {
+		conn_close(d, c, "host not in the table");
+		return;
+	}
+	c->state = C_READY;
+	c->host = h;
+	if (h->connecting == c)
+		h->connecting = NULL;
+	plog(PL_INFO, "link to host %s (%d) up (%s)", h->name, h->no,
+	     c->outgoing ? "opened here" : "opened there");
+	if (!h->link) {
+		h->link = c;
+		for (size_t i = 0; i < h->nq; i++) {
+			conn_send(d, c, h->q[i]);
+			fbuf_put(h->q[i]);
+		}
+		h->nq = 0;
+	}
+	if (c->outgoing && h->state == HOST_STARTING)
+		hoster_link_up(d, h);
+}
+
+static int handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		     const uint8_t *payload, const char **why)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	int is_reply = (h->flags & WIRE_F_REPLY) != 0;
+	*why = "bad handshake";
+	if (!(h->flags & WIRE_F_CTRL))
+		return -1;
+	uint8_t mac[AUTH_MAC_LEN];
+	size_t n;
+	const uint8_t *p;
+
+	if (!c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
+	    !is_reply) {
+		int version = wire_rd_i32(&r);
+		int no = wire_rd_i32(&r);
+		p = wire_rd_bytes(&r, &n);
+		if (r.err || r.left || n != AUTH_NONCE_LEN || no < 1 ||
+		    no > HOST_MAX)
+			return -1;
+		c->peer_no = no;
+		struct wire_wr w;
+		wire_wr_init(&w);
+		if (version != WIRE_VERSION || !hl.have_secret) {
+			wire_wr_i32(&w, PvmBadVersion);
+			reply_ctrl(d, c, WIRE_DM_HELLO, &w);
+			wire_wr_free(&w);
+			*why = "protocol version mismatch";
+			return -1;
+		}
+		memcpy(c->nonce_c, p, AUTH_NONCE_LEN);
+		if (auth_random(c->nonce_a, AUTH_NONCE_LEN) < 0) {
+			wire_wr_free(&w);
+			*why = "no random bytes";
+			return -1;
+		}
+		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
+		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, host_no_of_tid(d->hosttid));
+		wire_wr_bytes(&w, c->nonce_a, AUTH_NONCE_LEN);
+		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
+		reply_ctrl(d, c, WIRE_DM_HELLO, &w);
+		wire_wr_free(&w);
+		c->auth_step = 1;
+		return 0;
+	}
+	if (!c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
+	    !is_reply) {
+		p = wire_rd_bytes(&r, &n);
+		if (r.err || r.left || n != AUTH_MAC_LEN)
+			return -1;
+		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
+		if (!auth_mac_equal(mac, p)) {
+			plog(PL_ERR, "refused a link claiming host %d: it does not know the secret",
+			     c->peer_no);
+			*why = "wrong secret";
+			return -1;
+		}
+		if (hl.master && !host_get(c->peer_no)) {
+			*why = "host number not in the table";
+			return -1;
+		}
+		struct wire_wr w;
+		wire_wr_init(&w);
+		wire_wr_i32(&w, 0);
+		reply_ctrl(d, c, WIRE_DM_AUTH, &w);
+		wire_wr_free(&w);
+		link_up(d, c);
+		return 0;
+	}
+	if (c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
+	    is_reply) {
+		int st = wire_rd_i32(&r);
+		if (r.err)
+			return -1;
+		if (st < 0) {
+			*why = st == PvmBadVersion ? "protocol version mismatch"
+						   : "refused";
+			return -1;
+		}
+		int no = wire_rd_i32(&r);
+		p = wire_rd_bytes(&r, &n);
+		if (r.err || n != AUTH_NONCE_LEN || no != c->peer_no)
+			return -1;
+		memcpy(c->nonce_a, p, AUTH_NONCE_LEN);
+		p = wire_rd_bytes(&r, &n);
+		if (r.err || r.left || n != AUTH_MAC_LEN)
+			return -1;
+		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
+		if (!auth_mac_equal(mac, p)) {
+			plog(PL_ERR, "the pvmd at host %d does not know the secret: link refused",
+			     c->peer_no);
+			*why = "wrong secret";
+			return -1;
+		}
+		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
+		struct wire_wr w;
+		wire_wr_init(&w);
+		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
+		struct wire_hdr hh = {.flags = WIRE_F_CTRL,
+				      .dst = wire_host_tid(c->peer_no),
+				      .src = d->hosttid, .tag = WIRE_DM_AUTH};
+		struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
+		wire_wr_free(&w);
+		if (!f)
+			return -1;
+		conn_send(d, c, f);
+		fbuf_put(f);
+		c->auth_step = 1;
+		return 0;
+	}
+	if (c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
+	    is_reply) {
+		int st = wire_rd_i32(&r);
+		if (r.err || r.left || st != 0)
+			return -1;
+		link_up(d, c);
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- the host table (DM_HOSTTAB) ---- */
+
+static void put_host(struct wire_wr *w, const struct host *h)
+{
+	wire_wr_i32(w, wire_host_tid(h->no));
+	wire_wr_str(w, h->name);
+	wire_wr_str(w, h->arch);
+	wire_wr_i32(w, h->speed);
+	wire_wr_i32(w, h->dsig);
+	wire_wr_str(w, h->addr);
+}
+
+void host_table_changed(struct pvmd *d, const int *added, int nadded)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	int n = 0;
+	for (int i = 1; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP)
+			n++;
+	wire_wr_i32(&w, n);
+	for (int i = 1; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP)
+			put_host(&w, hl.hosts[i]);
+	for (int i = 2; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
+		    wire_host_tid(i) != d->hosttid)
+			send_dm(d, hl.hosts[i], WIRE_DM_HOSTTAB, &w);
+	wire_wr_free(&w);
+	int before = hl.nup;
+	hl.nup = n;
+	if (nadded)
+		notify_host_add(d, added, nadded);
+	if ((before > 1) != (n > 1))
+		group_hosts_changed(d);
+}
+
+/* A slave applies the master's table. */
+static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
+{
+	int n = wire_rd_count(r, 24);
+	if (r->err || n < 1 || n > HOST_MAX)
+		return -1;
+	char seen[HOST_MAX + 1] = {0};
+	int added[HOST_MAX], nadded = 0;
+	for (int i = 0; i < n; i++) {
+		int tid = wire_rd_i32(r);
+		char *name = wire_rd_strdup(r);
+		char *arch = wire_rd_strdup(r);
+		int speed = wire_rd_i32(r);
+		int dsig = wire_rd_i32(r);
+		char *addr = wire_rd_strdup(r);
+		int no = host_no_of_tid(tid);
+		int ok = !r->err && no >= 1 && tid == wire_host_tid(no) &&
+			 strlen(name) < sizeof hl.hosts[0]->name &&
+			 strlen(arch) < sizeof hl.hosts[0]->arch &&
+			 strlen(addr) < sizeof hl.hosts[0]->addr && !seen[no];
+		if (ok) {
+			seen[no] = 1;
+			struct host *h = host_get(no);
+			if (!h) {
+				h = host_new(no);
+				if (h && wire_host_tid(no) != d->hosttid)
+					added[nadded++] = tid;
+			}
+			if (h) {
+				strcpy(h->name, name);
+				strcpy(h->arch, arch);
+				strcpy(h->addr, addr);
+				h->speed = speed;
+				h->dsig = dsig;
+				h->state = HOST_UP;
+			}
+		}
+		free(name);
+		free(arch);
+		free(addr);
+		if (!ok)
+			return -1;
+	}
+	if (r->left)
+		return -1;
+	for (int i = 1; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && !seen[i] && wire_host_tid(i) != d->hosttid)
+			host_lost(d, hl.hosts[i], "deleted from the virtual machine");
+	hl.nup = n;
+	if (nadded)
+		notify_host_add(d, added, nadded);
+	return 0;
+}
+
+/* ---- frames on a link ---- */
+
+static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      const uint8_t *payload, const char **why)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	switch (h->tag) {
+	case WIRE_DM_PING:
+		return 0;
+	case WIRE_DM_HOSTTAB:
+		if (hl.master || c->host->no != 1 || dm_hosttab(d, &r) < 0) {
+			*why = "bad host table";
+			return -1;
+		}
+		return 0;
+	case WIRE_DM_TASKEXIT: {
+		int tid = wire_rd_i32(&r);
+		if (r.err || r.left || host_no_of_tid(tid) != c->host->no) {
+			*why = "bad task exit";
+			return -1;
+		}
+		notify_task_exit(d, tid);
+		if (hl.master) {
+			mbox_task_exit(d, tid);
+			group_task_exit(d, tid);
+		}
+		return 0;
+	}
+	case WIRE_DM_HALT:
+		if (hl.master) {
+			plog(PL_INFO, "halt asked by host %s", c->host->name);
+			host_halt_all(d);
+		} else if (c->host->no == 1) {
+			pvmd_halt(d, "halted by the master");
+		}
+		return 0;
+	default:
+		*why = "unknown pvmd request";
+		return -1;
+	}
+}
+
+int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		    struct fbuf *f, const char **why)
+{
+	const uint8_t *payload = f->data + WIRE_HDR_SIZE;
+	if (c->state != C_READY)
+		return handshake(d, c, h, payload, why);
+	int peer = c->host->no;
+	if (h->flags & WIRE_F_CTRL) {
+		if (h->flags & WIRE_F_REPLY) {
+			if (!host_is_local_tid(d, h->dst)) {
+				*why = "reply for another host";
+				return -1;
+			}
+			fwd_reply(d, h, f);
+			return 0;
+		}
+		if (h->dst != d->hosttid ||
+		    (h->src != wire_host_tid(peer) && host_no_of_tid(h->src) != peer)) {
+			*why = "request with a wrong src or dst";
+			return -1;
+		}
+		if (h->tag >= WIRE_DM_HELLO)
+			return dm_request(d, c, h, payload, why);
+		if (ctl_dispatch(d, c, h, payload) < 0) {
+			*why = "malformed forwarded request";
+			return -1;
+		}
+		return 0;
+	}
+	/* data: from a task of that host (or its pvmd) to one of ours */
+	if ((host_no_of_tid(h->src) != peer && h->src != WIRE_TID_PVMD_SRC) ||
+	    !host_is_local_tid(d, h->dst)) {
+		*why = "data frame with a wrong src or dst";
+		return -1;
+	}
+	route_frame(d, h, f);
+	return 0;
+}
+
+void host_link_closed(struct pvmd *d, struct conn *c, const char *why)
+{
+	struct host *h = c->host ? c->host : host_get(c->peer_no);
+	if (!h || (h->link != c && h->connecting != c)) {
+		plog(PL_DEBUG, "a pvmd link closed (%s)", why);
+		return;
+	}
+	if (h->connecting == c)
+		h->connecting = NULL;
+	int was_link = h->link == c;
+	if (was_link)
+		h->link = NULL;
+	/* another link to it that is up takes over */
+	for (struct conn *o = d->conns; was_link && o; o = o->next)
+		if (o != c && o->kind == CONN_LINK && o->host == h &&
+		    o->state == C_READY) {
+			h->link = o;
+			return;
+		}
+	plog(PL_INFO, "link to host %s (%d) closed: %s", h->name, h->no, why);
+	if (h->state == HOST_STARTING) {
+		hoster_link_failed(d, h, why);
+	} else if (hl.master) {
+		host_lost(d, h, why);
+	} else if (h->no == 1) {
+		pvmd_halt(d, "lost the master pvmd");
+	} else {
+		drop_queue(h);
+	}
+}
+
+void host_lost(struct pvmd *d, struct host *h, const char *why)
+{
+	int no = h->no;
+	if (wire_host_tid(no) == d->hosttid)
+		return;
+	plog(PL_ERR, "host %s (t%x) is gone: %s", h->name, wire_host_tid(no),
+	     why);
+	int was_up = h->state == HOST_UP;
+	hl.hosts[no] = NULL;
+	for (struct conn *c = d->conns, *next; c; c = next) {
+		next = c->next;
+		if (c->kind == CONN_LINK &&
+		    (c->host == h || (!c->host && c->peer_no == no))) {
+			c->host = NULL;
+			c->peer_no = 0;
+			conn_close(d, c, why);
+		}
+	}
+	drop_queue(h);
+	free(h);
+	fwd_host_lost(d, no);
+	if (!was_up)
+		return;
+	notify_host_lost(d, wire_host_tid(no));
+	if (hl.master) {
+		mbox_host_lost(d, no);
+		group_host_lost(d, no);
+		host_table_changed(d, NULL, 0);
+	} else {
+		hl.nup--;
+	}
+}
+
+void host_task_exit(struct pvmd *d, int tid)
+{
+	if (hl.nup <= 1)
+		return;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, tid);
+	for (int i = 1; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
+		    wire_host_tid(i) != d->hosttid)
+			send_dm(d, hl.hosts[i], WIRE_DM_TASKEXIT, &w);
+	wire_wr_free(&w);
+}
+
+void host_halt_all(struct pvmd *d)
+{
+	if (!hl.master) {
+		struct host *m = host_get(1);
+		if (m && m->link) {
+			send_dm(d, m, WIRE_DM_HALT, NULL);
+			return;
+		}
+		pvmd_halt(d, "halt (the master is unreachable)");
+		return;
+	}
+	for (int i = 2; i <= HOST_MAX; i++) {
+		struct host *h = hl.hosts[i];
+		if (h && h->link) {
+			send_dm(d, h, WIRE_DM_HALT, NULL);
+			conn_flush_now(d, h->link);
+		}
+	}
+	pvmd_halt(d, "halt");
+}
+
+/* ---- heartbeats ---- */
+
+static void ping_cb(struct ev_loop *l, struct ev_timer *t)
+{
+	struct pvmd *d = t->data;
+	uint64_t now = ev_now_ms();
+	for (struct conn *c = d->conns, *next; c; c = next) {
+		next = c->next;
+		if (c->kind != CONN_LINK || c->state != C_READY)
+			continue;
+		if (now - c->last_rx > hl.timeout_ms) {
+			char why[80];
+			snprintf(why, sizeof why, "no sign of life for %llu ms",
+				 (unsigned long long)(now - c->last_rx));
+			conn_close(d, c, why);
+			continue;
+		}
+		if (now - c->last_tx >= HOST_PING_MS) {
+			struct wire_hdr hh = {.flags = WIRE_F_CTRL,
+					      .dst = wire_host_tid(c->host->no),
+					      .src = d->hosttid,
+					      .tag = WIRE_DM_PING};
+			struct fbuf *f = fbuf_frame(&hh, NULL, 0);
+			if (f) {
+				conn_send(d, c, f);
+				fbuf_put(f);
+			}
+		}
+	}
+	unsigned step = hl.timeout_ms / 5;
+	ev_timer_start(l, t, step < 100 ? 100 : step > 1000 ? 1000 : step);
+}
+
+/* ---- startup ---- */
+
+/* The first IPv4 address of our host name that is not a loopback one. */
+static void guess_ip(struct pvmd *d)
+{
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res = NULL;
+	if (getaddrinfo(d->hostname, NULL, &hints, &res) != 0)
+		return;
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		struct sockaddr_in *sa = (struct sockaddr_in *)a->ai_addr;
+		if ((ntohl(sa->sin_addr.s_addr) >> 24) == 127 && *d->ip)
+			continue;
+		inet_ntop(AF_INET, &sa->sin_addr, d->ip, sizeof d->ip);
+		if ((ntohl(sa->sin_addr.s_addr) >> 24) != 127)
+			break;
+	}
+	freeaddrinfo(res);
+}
+
+void host_set_addr(struct pvmd *d)
+{
+	struct host *me = host_of_tid(d->hosttid);
+	if (me)
+		snprintf(me->addr, sizeof me->addr, "%s:%d", d->ip, hl.port);
+}
+
+int host_init(struct pvmd *d, int master, char *err, size_t errlen)
+{
+	hl.master = master;
+	hl.timeout_ms = HOST_TIMEOUT_MS;
+	const char *t = getenv("PVM_HOST_TIMEOUT");
+	if (t && *t) {
+		char *end;
+		long v = strtol(t, &end, 10);
+		if (*end || v < 200 || v > 3600000) {
+			snprintf(err, errlen, "bad PVM_HOST_TIMEOUT '%s' (milliseconds, 200..3600000)", t);
+			return -1;
+		}
+		hl.timeout_ms = (unsigned)v;
+	}
+	hl.tcp_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof sa;
+	if (hl.tcp_fd < 0 || bind(hl.tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    listen(hl.tcp_fd, 128) < 0 ||
+	    getsockname(hl.tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
+		snprintf(err, errlen, "tcp socket: %s", strerror(errno));
+		return -1;
+	}
+	hl.port = ntohs(sa.sin_port);
+	if (ev_io_start(d->loop, &tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb, d) < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
+		return -1;
+	}
+	if (!*d->ip)
+		guess_ip(d);
+	char path[600];
+	if (!master && (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
+			auth_secret_save(path, hl.secret) < 0)) {
+		snprintf(err, errlen, "cannot write the secret: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (master) {
+		if (auth_random(hl.secret, AUTH_SECRET_LEN) < 0 ||
+		    vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
+		    auth_secret_save(path, hl.secret) < 0) {
+			snprintf(err, errlen, "cannot create the secret: %s",
+				 strerror(errno));
+			return -1;
+		}
+		hl.have_secret = 1;
+		struct host *me = host_new(host_no_of_tid(d->hosttid));
+		if (!me) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		snprintf(me->name, sizeof me->name, "%s", d->hostname);
+		snprintf(me->arch, sizeof me->arch, "%s", d->arch);
+		me->state = HOST_UP;
+		host_set_addr(d);
+		hl.nup = 1;
+	}
+	ev_timer_init(&hl.ping, ping_cb, d);
+	ev_timer_start(d->loop, &hl.ping, 200);
+	return 0;
+}
+
+void host_fini(struct pvmd *d)
+{
+	(void)d;
+	if (hl.tcp_fd >= 0) {
+		ev_io_stop(d->loop, &tcp_io);
+		close(hl.tcp_fd);
+		hl.tcp_fd = -1;
+	}
+	for (int i = 1; i <= HOST_MAX; i++) {
+		if (hl.hosts[i]) {
+			drop_queue(hl.hosts[i]);
+			free(hl.hosts[i]);
+			hl.hosts[i] = NULL;
+		}
+	}
+	char path[600];
+	if (vmdir_file(path, sizeof path, VMDIR_SECRET) == 0)
+		unlink(path);
+}

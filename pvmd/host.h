@@ -1,0 +1,152 @@
+/*
+ * host.h - the other hosts of the virtual machine (docs/hosts.md).
+ *
+ * host.c keeps the host table and the TCP links between pvmds (accept,
+ * connect, the secret handshake, heartbeats, death); hoster.c starts
+ * pvmds on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile); slave.c is
+ * the startup of a pvmd started that way; fwd.c sends task requests to
+ * the pvmd that handles them and routes the replies back.
+ */
+#ifndef PVMD_HOST_H
+#define PVMD_HOST_H
+
+#include <stdint.h>
+
+#include "auth.h"
+#include "pvmd.h"
+
+#define HOST_MAX 4095           /* host numbers 1..HOST_MAX (12 bits) */
+#define HOST_PING_MS 1000
+#define HOST_TIMEOUT_MS 5000    /* default; PVM_HOST_TIMEOUT */
+
+struct conn;
+struct hostopt;
+
+enum host_state {
+	HOST_FREE = 0,
+	HOST_STARTING,          /* master: its pvmd is being started */
+	HOST_UP,                /* in the table */
+};
+
+struct host {
+	int no;                 /* host number: tid = no << 18 */
+	enum host_state state;
+	char name[256];
+	char arch[32];
+	int speed;
+	int dsig;
+	char addr[80];          /* "ip:port" of its pvmd's TCP listener */
+	struct conn *link;      /* the link frames to it go on, or NULL */
+	struct conn *connecting; /* a link we are opening, not yet up */
+	struct fbuf **q;        /* frames waiting for a link */
+	size_t nq, capq;
+};
+
+/* Per-pvmd state of the host layer (one instance, in host.c). */
+struct hostlayer {
+	struct host *hosts[HOST_MAX + 1]; /* by number; NULL: unused */
+	int nup;                /* hosts in HOST_UP, this one included */
+	int master;             /* this pvmd is the master */
+	uint8_t secret[AUTH_SECRET_LEN];
+	int have_secret;
+	int tcp_fd;             /* listening TCP socket */
+	int port;
+	unsigned timeout_ms;    /* a silent link is dead after this */
+	struct ev_timer ping;
+	int spawn_rr;           /* round-robin position of default spawns */
+};
+
+extern struct hostlayer hl;
+
+/* ---- host.c ---- */
+
+/* Opens the TCP listener, reads PVM_HOST_TIMEOUT, and on the master
+ * creates the secret (written to the VM directory) and enters this host
+ * as host 1.  Returns 0 or -1 with a message in err. */
+int host_init(struct pvmd *d, int master, char *err, size_t errlen);
+void host_fini(struct pvmd *d);
+struct host *host_get(int hostno);
+/* The host a tid belongs to (NULL: not in the table). */
+struct host *host_of_tid(int tid);
+int host_no_of_tid(int tid);
+/* By name (as added) or by the string form of its tid. */
+struct host *host_by_name(const char *name);
+int host_is_local_tid(const struct pvmd *d, int tid);
+/* Queues a frame for host h (on its link, or until one is up; opens one
+ * if needed).  Returns 1 if queued, 0 if dropped. */
+int host_send(struct pvmd *d, struct host *h, struct fbuf *f);
+/* Sends a control frame built from `hh` and payload to host `hostno`. */
+int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
+		   const struct wire_wr *payload);
+/* The master's table changed: sends DM_HOSTTAB to every other host and
+ * applies the change here (notifies). */
+void host_table_changed(struct pvmd *d, const int *added, int nadded);
+/* A link (outgoing, once the connect finished) or an accepted TCP
+ * connection: the frame handler for it (conn.c calls it). */
+int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		    struct fbuf *f, const char **why);
+/* The connection `c` of a link closed. */
+void host_link_closed(struct pvmd *d, struct conn *c, const char *why);
+/* The master connects to a pvmd it started (hoster.c): when the link is
+ * up, hoster_link_up(h) is called; on failure hoster_link_failed(h). */
+int host_connect(struct pvmd *d, struct host *h);
+/* Host h is gone (declared dead, deleted or halted): forgets it, drops
+ * what was queued for it, delivers its tasks' exits and PvmHostDelete. */
+void host_lost(struct pvmd *d, struct host *h, const char *why);
+/* Tells every other host that local task `tid` is gone. */
+void host_task_exit(struct pvmd *d, int tid);
+/* halt from anywhere: a slave asks the master; the master tells all. */
+void host_halt_all(struct pvmd *d);
+/* The master: this host's "ip:port" in its table entry, from d->ip. */
+void host_set_addr(struct pvmd *d);
+/* Number of hosts up (1 on a one-host machine). */
+int host_count(void);
+
+/* ---- hoster.c (master) ---- */
+
+int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r);
+int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r);
+/* Adds the hosts of the hostfile given at startup (not '&' ones). */
+void hoster_start_hostfile(struct pvmd *d, const char *path);
+void hoster_link_up(struct pvmd *d, struct host *h);
+void hoster_link_failed(struct pvmd *d, struct host *h, const char *why);
+/* Options of a host from the hostfile (NULL: none). */
+const struct hostopt *hoster_opts(const char *name);
+void hoster_fini(struct pvmd *d);
+
+/* ---- slave.c ---- */
+
+/* `pvmd -s`: reads the startup lines from stdin, sets the environment
+ * and the pvmd's identity; exits with a line on stdout when they are
+ * bad. */
+void slave_read_config(struct pvmd *d);
+/* Writes "ok <ip>:<port> <arch> <dsig>" (the pvmd is listening). */
+void slave_report_ok(struct pvmd *d);
+
+/* ---- fwd.c ---- */
+
+/* Called by ctl_dispatch for a request of a local task: if another pvmd
+ * handles it, sends it there (or fans it out) and returns 1; else 0. */
+int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		const uint8_t *payload);
+/* A reply that came over a link (CTRL|REPLY). */
+void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f);
+/* Host `hostno` is gone: pending fan-outs waiting on it complete with
+ * errors. */
+void fwd_host_lost(struct pvmd *d, int hostno);
+/* Sends a control reply to task `tid` wherever it is: its connection
+ * here, or over the link to its host (REPLY). */
+void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
+		   const struct wire_wr *payload);
+/* The tid a request on `c` is from: the task of a task connection, the
+ * header's src on a link. */
+int ctl_src(const struct conn *c, const struct wire_hdr *h);
+/* A PvmTaskExit notify names a task of another host: asks that host
+ * whether it still exists, and delivers the notify if not. */
+void fwd_check_task(struct pvmd *d, int tid);
+int ctl_hostsync(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		 struct wire_rd *r);
+
+#endif /* PVMD_HOST_H */

@@ -1,0 +1,593 @@
+/*
+ * hoster.c - the master starts pvmds on other hosts (docs/hosts.md,
+ * "Starting a pvmd on another host"): TM_ADDHOST, TM_DELHOST and the
+ * hostfile given at startup.
+ *
+ * A start runs `$PVM_RSH host '<dx> -s'` with pipes on its stdin, stdout
+ * and stderr, writes the startup lines (the secret among them) to its
+ * stdin, and waits, in the event loop, for the line the new pvmd prints:
+ * "ok <ip>:<port> <arch> <dsig> [<our ip as it sees it>]" or "error
+ * <text>".  Then it opens the link; when the link is up the host is in
+ * the table.  Whatever goes wrong before, the host gets an error code and
+ * the rest of the machine is not disturbed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "host.h"
+#include "hostfile.h"
+#include "log.h"
+#include "pvm3.h"
+#include "wire.h"
+
+#define START_TIMEOUT_MS 30000
+#define ADDHOST_MAX 1024
+
+/* A TM_ADDHOST request waiting for its hosts (req_tid 0: the hostfile). */
+struct addreq {
+	int req_tid;
+	struct wire_hdr req;
+	int n, left;
+	int *results;
+};
+
+struct start {
+	struct start *next;
+	struct host *h;
+	struct addreq *ar;
+	int idx;                /* its slot in ar->results */
+	pid_t pid;              /* the rsh command */
+	int out_fd, err_fd;
+	struct ev_io out_io;
+	struct ev_timer timer;
+	char line[512];
+	size_t nline;
+	int connecting;         /* got "ok": the link is being opened */
+};
+
+static struct start *starts;
+static struct hostfile hf;      /* the startup hostfile's entries */
+static int have_hf;
+
+const struct hostopt *hoster_opts(const char *name)
+{
+	return have_hf ? hostfile_find(&hf, name) : NULL;
+}
+
+/* ---- answers ---- */
+
+static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
+{
+	ar->results[idx] = result;
+	if (--ar->left > 0)
+		return;
+	if (ar->req_tid) {
+		int ok = 0;
+		for (int i = 0; i < ar->n; i++)
+			ok += ar->results[i] > 0;
+		struct wire_wr w;
+		wire_wr_init(&w);
+		wire_wr_i32(&w, ok);
+		wire_wr_i32(&w, ar->n);
+		for (int i = 0; i < ar->n; i++)
+			wire_wr_i32(&w, ar->results[i]);
+		ctl_reply_tid(d, ar->req_tid, &ar->req, &w);
+		wire_wr_free(&w);
+	}
+	free(ar->results);
+	free(ar);
+}
+
+static void start_free(struct pvmd *d, struct start *s)
+{
+	for (struct start **pp = &starts; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	ev_timer_stop(d->loop, &s->timer);
+	if (s->out_fd >= 0) {
+		ev_io_stop(d->loop, &s->out_io);
+		close(s->out_fd);
+	}
+	if (s->err_fd >= 0)
+		close(s->err_fd);
+	if (s->pid > 0)
+		kill(s->pid, SIGKILL); /* reaped by pvmd_reap */
+	free(s);
+}
+
+/* The start failed: the host leaves the table, the request learns why. */
+static void start_fail(struct pvmd *d, struct start *s, int code,
+		       const char *why)
+{
+	char err[400] = "";
+	if (s->err_fd >= 0) {
+		ssize_t n = read(s->err_fd, err, sizeof err - 1);
+		err[n > 0 ? n : 0] = 0;
+		for (char *p = err; *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+	}
+	plog(PL_ERR, "cannot add host %s: %s%s%s", s->h->name, why,
+	     *err ? ": " : "", err);
+	struct host *h = s->h;
+	struct addreq *ar = s->ar;
+	int idx = s->idx;
+	start_free(d, s);
+	if (hl.hosts[h->no] == h) {
+		h->state = HOST_FREE;
+		host_lost(d, h, why);
+	}
+	if (ar)
+		addreq_done(d, ar, idx, code);
+}
+
+static struct start *start_of(const struct host *h)
+{
+	for (struct start *s = starts; s; s = s->next)
+		if (s->h == h)
+			return s;
+	return NULL;
+}
+
+void hoster_link_up(struct pvmd *d, struct host *h)
+{
+	struct start *s = start_of(h);
+	h->state = HOST_UP;
+	int tid = wire_host_tid(h->no);
+	plog(PL_INFO, "host %s added as t%x (%s, %s)", h->name, tid, h->arch,
+	     h->addr);
+	struct addreq *ar = s ? s->ar : NULL;
+	int idx = s ? s->idx : 0;
+	if (s) {
+		s->pid = 0; /* the rsh command ends by itself */
+		start_free(d, s);
+	}
+	host_table_changed(d, &tid, 1);
+	if (ar)
+		addreq_done(d, ar, idx, tid);
+}
+
+void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)
+{
+	struct start *s = start_of(h);
+	if (s)
+		start_fail(d, s, PvmCantStart, why);
+}
+
+/* ---- the new pvmd's line ---- */
+
+static void got_line(struct pvmd *d, struct start *s, char *line)
+{
+	struct host *h = s->h;
+	if (!strncmp(line, "error ", 6)) {
+		int code = strstr(line, "version") ? PvmBadVersion
+		       : strstr(line, "already running") ? PvmDupHost
+							  : PvmCantStart;
+		start_fail(d, s, code, line + 6);
+		return;
+	}
+	char addr[80], arch[32], client[64] = "";
+	int dsig;
+	if (strncmp(line, "ok ", 3) ||
+	    sscanf(line + 3, "%79s %31s %d %63s", addr, arch, &dsig, client) < 3) {
+		start_fail(d, s, PvmCantStart, "unexpected answer (not our pvmd?)");
+		return;
+	}
+	snprintf(h->addr, sizeof h->addr, "%s", addr);
+	snprintf(h->arch, sizeof h->arch, "%s", arch);
+	h->dsig = dsig;
+	/* how the other host sees us: our address for the others */
+	if (*client && (!*d->ip || !strncmp(d->ip, "127.", 4))) {
+		snprintf(d->ip, sizeof d->ip, "%s", client);
+		host_set_addr(d);
+	}
+	s->connecting = 1;
+	ev_io_stop(d->loop, &s->out_io);
+	close(s->out_fd);
+	s->out_fd = -1;
+	if (host_connect(d, h) < 0)
+		start_fail(d, s, PvmCantStart, "cannot connect to its pvmd");
+}
+
+static void out_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+{
+	struct start *s = io->data;
+	struct pvmd *d = s->timer.data;
+	(void)l;
+	(void)ev;
+	for (;;) {
+		ssize_t n = read(s->out_fd, s->line + s->nline,
+				 sizeof s->line - 1 - s->nline);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			start_fail(d, s, PvmCantStart,
+				   "the remote command ended without starting a pvmd");
+			return;
+		}
+		s->nline += (size_t)n;
+		s->line[s->nline] = 0;
+		char *nl = strchr(s->line, '\n');
+		if (nl) {
+			*nl = 0;
+			got_line(d, s, s->line);
+			return;
+		}
+		if (s->nline == sizeof s->line - 1) {
+			start_fail(d, s, PvmCantStart, "answer too long");
+			return;
+		}
+	}
+}
+
+static void timeout_cb(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)l;
+	struct pvmd *d = t->data;
+	for (struct start *s = starts; s; s = s->next)
+		if (&s->timer == t) {
+			start_fail(d, s, PvmCantStart, "timed out");
+			return;
+		}
+}
+
+/* ---- starting ---- */
+
+/* `p` in single quotes for a remote shell. */
+static void shell_quote(char *out, size_t n, const char *p)
+{
+	size_t k = 0;
+	if (k + 1 < n)
+		out[k++] = '\'';
+	for (; *p && k + 5 < n; p++) {
+		if (*p == '\'') {
+			memcpy(out + k, "'\\''", 4);
+			k += 4;
+		} else {
+			out[k++] = *p;
+		}
+	}
+	if (k + 1 < n)
+		out[k++] = '\'';
+	out[k] = 0;
+}
+
+static unsigned start_timeout(void)
+{
+	const char *t = getenv("PVM_HOST_START_TIMEOUT");
+	long v = t && *t ? strtol(t, NULL, 10) : 0;
+	return v >= 100 && v <= 3600000 ? (unsigned)v : START_TIMEOUT_MS;
+}
+
+/* Runs the rsh command for `o`.  Returns 0 or a PVM error code. */
+static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
+{
+	char dx[1100], self[600], cmd[1200];
+	if (*o->dx) {
+		snprintf(dx, sizeof dx, "%s", o->dx);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n <= 0)
+			return PvmSysErr;
+		self[n] = 0;
+		snprintf(dx, sizeof dx, "%s", self);
+	}
+	shell_quote(cmd, sizeof cmd - 4, dx);
+	strcat(cmd, " -s");
+
+	const char *rsh = getenv("PVM_RSH");
+	char rshbuf[1024];
+	snprintf(rshbuf, sizeof rshbuf, "%s", rsh && *rsh ? rsh : "ssh");
+	char *argv[64];
+	int argc = 0;
+	for (char *tok = strtok(rshbuf, " \t"); tok && argc < 56;
+	     tok = strtok(NULL, " \t"))
+		argv[argc++] = tok;
+	if (*o->lo) {
+		argv[argc++] = "-l";
+		argv[argc++] = (char *)o->lo;
+	}
+	argv[argc++] = (char *)(*o->ip ? o->ip : o->name);
+	argv[argc++] = cmd;
+	argv[argc] = NULL;
+
+	int in[2], out[2], err[2];
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return PvmSysErr;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]), close(in[1]);
+		return PvmSysErr;
+	}
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+		return PvmSysErr;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t all;
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		setsid(); /* no terminal: ssh cannot ask for a password */
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		close(in[1]), close(out[0]), close(err[0]);
+		return PvmSysErr;
+	}
+	s->pid = pid;
+	s->out_fd = out[0];
+	s->err_fd = err[0];
+	fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(s->err_fd, F_SETFL, O_NONBLOCK);
+
+	/* the startup lines: the secret goes only this way */
+	char hex[2 * AUTH_SECRET_LEN + 1];
+	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
+	const char *vmid = getenv("PVM_VMID");
+	char buf[4096];
+	int n = snprintf(buf, sizeof buf,
+			 "version %d\nvmid %s\nhostno %d\nname %s\nsecret %s\n"
+			 "timeout %u\n",
+			 WIRE_VERSION, vmid ? vmid : "", s->h->no, o->name, hex,
+			 hl.timeout_ms);
+	if (*o->wd)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "wd %s\n", o->wd);
+	if (*o->ep)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "ep %s\n", o->ep);
+	if (*o->bx)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "bx %s\n", o->bx);
+	n += snprintf(buf + n, sizeof buf - (size_t)n, "end\n");
+	ssize_t w = write(in[1], buf, (size_t)n);
+	memset(buf, 0, sizeof buf);
+	memset(hex, 0, sizeof hex);
+	close(in[1]);
+	if (w != n)
+		plog(PL_ERR, "host %s: could not write its startup lines", o->name);
+
+	ev_timer_init(&s->timer, timeout_cb, d);
+	ev_timer_start(d->loop, &s->timer, start_timeout());
+	if (ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0)
+		return PvmSysErr;
+	return 0;
+}
+
+static int lowest_free_no(void)
+{
+	for (int i = 2; i <= HOST_MAX; i++)
+		if (!hl.hosts[i])
+			return i;
+	return 0;
+}
+
+/* Starts one host for request `ar` (slot idx); the answer comes later
+ * unless this returns an error code at once. */
+static int start_host(struct pvmd *d, const struct hostopt *o,
+		      struct addreq *ar, int idx)
+{
+	if (host_by_name(o->name) || spawn_is_our_host(d, o->name))
+		return PvmDupHost;
+	if (!strcmp(o->so, "ms")) {
+		plog(PL_ERR, "host %s: manual startup (so=ms) is not supported",
+		     o->name);
+		return PvmCantStart;
+	}
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res = NULL;
+	if (getaddrinfo(*o->ip ? o->ip : o->name, NULL, &hints, &res) != 0) {
+		plog(PL_ERR, "cannot add host %s: no such host", o->name);
+		return PvmNoHost;
+	}
+	freeaddrinfo(res);
+	int no = lowest_free_no();
+	if (!no)
+		return PvmOutOfRes;
+	struct host *h = calloc(1, sizeof *h);
+	struct start *s = calloc(1, sizeof *s);
+	if (!h || !s) {
+		free(h);
+		free(s);
+		return PvmNoMem;
+	}
+	h->no = no;
+	h->state = HOST_STARTING;
+	h->speed = o->sp > 0 ? o->sp : PVMD_SPEED;
+	h->dsig = PVMD_DSIG;
+	snprintf(h->name, sizeof h->name, "%s", o->name);
+	hl.hosts[no] = h;
+	s->h = h;
+	s->ar = ar;
+	s->idx = idx;
+	s->out_fd = s->err_fd = -1;
+	ev_timer_init(&s->timer, timeout_cb, d);
+	s->next = starts;
+	starts = s;
+	int st = run_rsh(d, s, o);
+	if (st < 0) {
+		s->ar = NULL;
+		start_fail(d, s, st, "cannot run the remote shell command");
+		return st;
+	}
+	plog(PL_INFO, "starting a pvmd on %s (host %d)", o->name, no);
+	return 0;
+}
+
+/* ---- TM_ADDHOST: i32 n, n x str -> i32 added, i32 n, n x i32 ---- */
+
+int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r)
+{
+	int n = wire_rd_count(r, 4);
+	if (r->err)
+		return -1;
+	char **lines = calloc((size_t)n + 1, sizeof *lines);
+	if (!lines)
+		return -1;
+	for (int i = 0; i < n; i++)
+		lines[i] = wire_rd_strdup(r);
+	int bad = r->err || r->left;
+	struct addreq *ar = bad ? NULL : calloc(1, sizeof *ar);
+	if (ar)
+		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
+	if (bad || !ar || !ar->results || n > ADDHOST_MAX || !hl.master) {
+		for (int i = 0; i < n; i++)
+			free(lines[i]);
+		free(lines);
+		if (ar)
+			free(ar->results);
+		free(ar);
+		if (bad)
+			return -1;
+		ctl_reply_status(d, c, h, !hl.master ? PvmNotImpl
+				 : n > ADDHOST_MAX ? PvmBadParam : PvmNoMem);
+		return 0;
+	}
+	ar->req_tid = ctl_src(c, h);
+	ar->req = *h;
+	ar->n = n;
+	ar->left = n + 1; /* one more, dropped below: no early answer */
+	for (int i = 0; i < n; i++) {
+		struct hostopt dflt, o;
+		hostopt_default(&dflt);
+		char err[200];
+		int k = hostopt_parse(lines[i], &dflt, &o, err, sizeof err);
+		int st;
+		if (k != 1) {
+			plog(PL_ERR, "addhost '%s': %s", lines[i],
+			     k < 0 ? err : "no host name");
+			st = PvmBadParam;
+		} else {
+			/* the hostfile's options for it, unless the line
+			 * gives its own */
+			const struct hostopt *fo = hoster_opts(o.name);
+			if (fo && !strchr(lines[i], '='))
+				o = *fo;
+			st = start_host(d, &o, ar, i);
+		}
+		if (st < 0)
+			addreq_done(d, ar, i, st);
+	}
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	addreq_done(d, ar, n, 0);
+	return 0;
+}
+
+/* ---- TM_DELHOST: i32 n, n x str -> i32 deleted, i32 n, n x i32 ---- */
+
+int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		struct wire_rd *r)
+{
+	int n = wire_rd_count(r, 4);
+	if (r->err)
+		return -1;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	int *res = calloc((size_t)n + 1, sizeof *res);
+	int ok = 0;
+	for (int i = 0; i < n && !r->err; i++) {
+		char *name = wire_rd_strdup(r);
+		if (!name)
+			break;
+		struct host *o = host_by_name(name);
+		if (!o && spawn_is_our_host(d, name))
+			o = host_of_tid(d->hosttid);
+		if (!o || o->state != HOST_UP) {
+			res[i] = PvmNoHost;
+		} else if (wire_host_tid(o->no) == d->hosttid) {
+			res[i] = PvmBadParam; /* not the master itself */
+		} else {
+			if (o->link) {
+				struct wire_hdr hh = {.src = d->hosttid,
+						      .tag = WIRE_DM_HALT};
+				host_send_ctrl(d, o->no, &hh, NULL);
+				conn_flush_now(d, o->link);
+			}
+			host_lost(d, o, "deleted");
+			ok++;
+		}
+		free(name);
+	}
+	if (r->err || r->left || !res) {
+		free(res);
+		wire_wr_free(&w);
+		return -1;
+	}
+	wire_wr_i32(&w, ok);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, res[i]);
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	free(res);
+	return 0;
+}
+
+/* ---- the hostfile given at startup ---- */
+
+void hoster_start_hostfile(struct pvmd *d, const char *path)
+{
+	char err[600];
+	if (hostfile_load(path, &hf, err, sizeof err) < 0) {
+		plog(PL_ERR, "hostfile: %s", err);
+		return;
+	}
+	have_hf = 1;
+	int n = 0;
+	for (int i = 0; i < hf.n; i++)
+		n += !hf.hosts[i].deferred && !spawn_is_our_host(d, hf.hosts[i].name);
+	if (!n)
+		return;
+	struct addreq *ar = calloc(1, sizeof *ar);
+	if (ar)
+		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
+	if (!ar || !ar->results) {
+		free(ar);
+		return;
+	}
+	ar->n = n;
+	ar->left = n + 1;
+	for (int i = 0, k = 0; i < hf.n; i++) {
+		const struct hostopt *o = &hf.hosts[i];
+		if (o->deferred || spawn_is_our_host(d, o->name))
+			continue;
+		int st = start_host(d, o, ar, k);
+		if (st < 0)
+			addreq_done(d, ar, k, st);
+		k++;
+	}
+	addreq_done(d, ar, n, 0);
+}
+
+void hoster_fini(struct pvmd *d)
+{
+	while (starts)
+		start_free(d, starts);
+	if (have_hf)
+		hostfile_free(&hf);
+	have_hf = 0;
+}
