@@ -12,11 +12,6 @@
 #include "pvmd.h"
 #include "wire.h"
 
-struct host;
-
-/* A new connection on fd (nonblocking), watched for input. NULL if out
- * of memory (fd is then closed). */
-struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind);
 
 enum conn_kind {
 	CONN_TASK,   /* a task on this host (Unix socket) */
@@ -68,5 +63,11 @@ struct conn {
 	struct fbuf **q;
 	size_t qhead, qcount, qcap, qoff;
 };
+
+struct host;
+
+/* A new connection on fd (nonblocking), watched for input. NULL if out
+ * of memory (fd is then closed). */
+struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind);
 
 #endif /* PVMD_CONN_H */

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "log.h"
 #include "pvmd.h"
 
@@ -96,6 +97,11 @@ static void to_log(struct outpipe *p, const char *s, size_t n)
 /* The destination task is gone: later output goes to the log. */
 static int dest_alive(struct outpipe *p)
 {
+	/* a task of another host: alive while its host is (its pvmd drops
+	 * what comes after it exits) */
+	if (p->outtid && !host_is_local_tid(p->d, p->outtid) &&
+	    host_of_tid(p->outtid))
+		return 1;
 	if (p->outtid && !task_find(p->d, p->outtid)) {
 		plog(PL_INFO, "t%x: output destination t%x is gone; output goes to this log",
 		     p->tid, p->outtid);
