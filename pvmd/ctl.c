@@ -303,7 +303,7 @@ static int tm_context(struct pvmd *d, struct conn *c,
 	int ctx = wire_rd_i32(r);
 	if (!complete(r))
 		return -1;
-	int owner = conn_task(c)->tid, st;
+	int owner = ctl_src(c, h), st;
 	if (op == WIRE_CTX_NEW)
 		st = context_new(d, owner);
 	else if (op == WIRE_CTX_FREE)
@@ -467,6 +467,7 @@ static int forwardable(int code)
 	case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE: case WIRE_TM_GS_LIST:
 	case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST: case WIRE_TM_HOSTSYNC:
 	case WIRE_TM_ROUTEADDR: case WIRE_TM_CONFIG: case WIRE_TM_MSTAT:
+	case WIRE_TM_CONTEXT:
 		return 1;
 	default:
 		return 0;

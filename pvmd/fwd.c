@@ -435,6 +435,7 @@ int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	case WIRE_TM_MBOX_LIST: case WIRE_TM_GS_JOIN: case WIRE_TM_GS_LEAVE:
 	case WIRE_TM_GS_INFO: case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE:
 	case WIRE_TM_GS_LIST: case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST:
+	case WIRE_TM_CONTEXT: /* contexts are unique in the whole machine */
 		no = 1;
 		break;
 	case WIRE_TM_KILL: case WIRE_TM_SIGNAL: case WIRE_TM_PSTAT:

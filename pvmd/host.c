@@ -531,6 +531,7 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		}
 		notify_task_exit(d, tid);
 		if (hl.master) {
+			context_task_exit(d, tid);
 			mbox_task_exit(d, tid);
 			group_task_exit(d, tid);
 		}
@@ -717,8 +718,9 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 			}
 		}
 	}
-	unsigned step = hl.timeout_ms / 5;
-	ev_timer_start(l, t, step < 100 ? 100 : step > 1000 ? 1000 : step);
+	/* a silent link is noticed at most a tenth of the timeout late */
+	unsigned step = hl.timeout_ms / 10;
+	ev_timer_start(l, t, step < 50 ? 50 : step > HOST_PING_MS ? HOST_PING_MS : step);
 }
 
 /* ---- startup ---- */

@@ -16,8 +16,8 @@
 #include "pvmd.h"
 
 #define HOST_MAX 4095           /* host numbers 1..HOST_MAX (12 bits) */
-#define HOST_PING_MS 1000
-#define HOST_TIMEOUT_MS 5000    /* default; PVM_HOST_TIMEOUT */
+#define HOST_PING_MS 500
+#define HOST_TIMEOUT_MS 4000    /* default; PVM_HOST_TIMEOUT */
 
 struct conn;
 struct hostopt;
