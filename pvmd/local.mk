@@ -14,7 +14,8 @@ pvmd_pvmd_SOURCES = \
 	pvmd/notify.c \
 	pvmd/context.c \
 	pvmd/mbox.c \
-	pvmd/group.c pvmd/group_shm.c
+	pvmd/group.c pvmd/group_shm.c \
+	pvmd/hostfile.c pvmd/hostfile.h
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
