@@ -66,7 +66,7 @@ hosts_check() {
 		return 1
 	fi
 	local c
-	for c in ip unshare nsenter ssh ssh-keygen setsid; do
+	for c in ip unshare nsenter ssh ssh-keygen; do
 		command -v "$c" >/dev/null || {
 			echo "multi-host tests need $c (iproute2, util-linux, openssh-client)"
 			return 1
@@ -106,22 +106,22 @@ _hosts_k() {
 	}
 }
 
-# _hosts_holder K: pid of the process holding host K's namespaces.
+# _hosts_holder K: sets _hosts_pid to the pid of the process holding host
+# K's namespaces.
 _hosts_holder() {
-	local p
-	p=$(cat "$HOSTS_DIR/h$1/pid" 2>/dev/null) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null || {
+	_hosts_pid=
+	read -r _hosts_pid <"$HOSTS_DIR/h$1/pid" 2>/dev/null
+	[ -n "$_hosts_pid" ] && kill -0 "$_hosts_pid" 2>/dev/null || {
 		echo "hosts: host $1 is not running" >&2
 		return 1
 	}
-	echo "$p"
 }
 
 on_host() {
 	_hosts_k "${1:-}" || return 1
-	local pid
-	pid=$(_hosts_holder "$1") || return 1
+	_hosts_holder "$1" || return 1
 	shift
-	nsenter -t "$pid" -n -u -m -- /bin/sh -c \
+	nsenter -t "$_hosts_pid" -n -u -m -- /bin/sh -c \
 		'cd "$0" 2>/dev/null || cd /; exec "$@"' "$PWD" "$@"
 }
 
@@ -130,10 +130,9 @@ on_host() {
 # fd 3 (bats's) is closed, so that bats does not wait for it.
 on_host_bg() {
 	_hosts_k "${1:-}" || return 1
-	local pid
-	pid=$(_hosts_holder "$1") || return 1
+	_hosts_holder "$1" || return 1
 	shift
-	nsenter -t "$pid" -n -u -m -- /bin/sh -c \
+	nsenter -t "$_hosts_pid" -n -u -m -- /bin/sh -c \
 		'cd "$0" 2>/dev/null || cd /; exec "$@"' "$PWD" "$@" 3>&- &
 	HOSTS_BG_PID=$!
 }
@@ -214,14 +213,27 @@ _hosts_keep() {
 		  k[++n] = $0; print }'
 }
 
-# The script that sets up one host's namespaces, then holds them (run by
-# `ip netns exec <ns> unshare --uts --mount --propagation private`).
-# Arguments: name, the host's directory, the directories to keep (rel. /tmp).
+# The script that sets up one host's namespaces, starts its sshd, then holds
+# the namespaces (run by `ip netns exec <ns> unshare --uts --mount
+# --propagation private`).  Arguments: name, address, the host's directory,
+# then the directories to keep (relative to /tmp).
 _hosts_init_script='
 set -e
-name=$1 hd=$2
-shift 2
+name=$1 addr=$2 hd=$3
+shift 3
+case $hd in /?*) ;; *) echo "init: bad host directory" >&2; exit 1 ;; esac
+# never mount anything in the machine'"'"'s own namespaces
+mnt=$(readlink /proc/$$/ns/mnt)
+if [ "$mnt" = "$(readlink /proc/1/ns/mnt)" ] ||
+	[ "$(readlink /proc/$$/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
+	echo "init: not in namespaces of its own" >&2
+	exit 1
+fi
+echo $$ >"$hd/pid"
+echo "$mnt" >"$hd/mntns"
 hostname "$name"
+printf "addr add %s/24 dev eth0\nlink set eth0 up\nlink set lo up\n" "$addr" |
+	ip -batch -
 # The new /tmp is built on the side, the kept directories bound into it
 # while the real /tmp is still there, then it is moved over /tmp.
 new=$hd/newtmp
@@ -242,6 +254,8 @@ if [ -n "$HOSTS_BASHRC" ] && [ -f "$HOSTS_BASHRC" ]; then
 	mount --bind "$hd/../bashrc" "$HOSTS_BASHRC"
 fi
 : >"$hd/ready"
+set +e
+"$HOSTS_SSHD" -f "$hd/sshd_config" -E "$hd/sshd.log" </dev/null >/dev/null 2>&1
 exec sleep infinity
 '
 
@@ -270,21 +284,14 @@ hosts_up() {
 	local d=$HOSTS_DIR sw=${HOSTS_ID}sw k ns
 	mkdir -p "$d/shared" && chmod 755 "$d" || return 1
 
-	# keys and ssh configuration
-	ssh-keygen -q -t ed25519 -N '' -C "pvm-test-client" -f "$d/client_key" || return 1
+	# keys (one host key for all hosts) and the ssh configuration
+	ssh-keygen -q -t ed25519 -N '' -C pvm-test-client -f "$d/client_key" &&
+		ssh-keygen -q -t ed25519 -N '' -C pvm-test-host -f "$d/host_key" || return 1
 	cp "$d/client_key.pub" "$d/authorized_keys"
-	cat >"$d/ssh_config" <<-EOF
-		Host *
-		  User root
-		  IdentityFile $d/client_key
-		  IdentitiesOnly yes
-		  StrictHostKeyChecking no
-		  UserKnownHostsFile /dev/null
-		  GlobalKnownHostsFile /dev/null
-		  LogLevel ERROR
-		  BatchMode yes
-		  ConnectTimeout 5
-	EOF
+	printf '%s\n' "Host *" "  User root" "  IdentityFile $d/client_key" \
+		"  IdentitiesOnly yes" "  StrictHostKeyChecking no" \
+		"  UserKnownHostsFile /dev/null" "  GlobalKnownHostsFile /dev/null" \
+		"  LogLevel ERROR" "  BatchMode yes" "  ConnectTimeout 5" >"$d/ssh_config"
 	printf '#!/bin/sh\nexec ssh -F %s "$@"\n' "$d/ssh_config" >"$d/rsh"
 	chmod 755 "$d/rsh"
 	{
@@ -293,11 +300,34 @@ hosts_up() {
 		for ((k = 1; k <= n; k++)); do echo "$HOSTS_NET.$k h$k"; done
 	} >"$d/hosts"
 	mkdir -p /run/sshd && chmod 755 /run/sshd
+	for ((k = 1; k <= n; k++)); do
+		ns=${HOSTS_ID}h$k
+		mkdir -p "$d/h$k/newtmp" "$d/h$k/realtmp" "/etc/netns/$ns" &&
+			cp "$d/hosts" "/etc/netns/$ns/hosts" || return 1
+		printf '%s\n' "ListenAddress $HOSTS_NET.$k" "Port 22" \
+			"HostKey $d/host_key" "PidFile $d/h$k/sshd.pid" \
+			"AuthorizedKeysFile $d/authorized_keys" \
+			"PermitRootLogin prohibit-password" "PubkeyAuthentication yes" \
+			"PasswordAuthentication no" "KbdInteractiveAuthentication no" \
+			"StrictModes no" "UsePAM no" "UseDNS no" "PrintMotd no" \
+			"PrintLastLog no" "X11Forwarding no" "MaxStartups 100" \
+			"MaxSessions 100" "Subsystem sftp internal-sftp" \
+			>"$d/h$k/sshd_config"
+	done
 
-	# the switch
-	ip netns add "$sw" || return 1
-	ip -n "$sw" link add br0 type bridge forward_delay 0 &&
-		ip -n "$sw" link set br0 up || return 1
+	# the namespaces, the switch and the wires (a veth pair per host)
+	{
+		echo "netns add $sw"
+		for ((k = 1; k <= n; k++)); do echo "netns add ${HOSTS_ID}h$k"; done
+	} | ip -batch - || return 1
+	{
+		echo "link add br0 type bridge forward_delay 0"
+		echo "link set br0 up"
+		for ((k = 1; k <= n; k++)); do
+			echo "link add p$k type veth peer name eth0 netns ${HOSTS_ID}h$k"
+			echo "link set p$k master br0 up"
+		done
+	} | ip -n "$sw" -batch - || return 1
 
 	local keep bashrc=
 	mapfile -t keep < <(_hosts_keep)
@@ -307,59 +337,27 @@ hosts_up() {
 		bashrc=$(getent passwd root | cut -d: -f6)/.bashrc
 		: >"$d/bashrc"
 	fi
+	# the holders: each sets up its host's namespaces and starts its sshd
+	local launched=()
 	for ((k = 1; k <= n; k++)); do
-		ns=${HOSTS_ID}h$k
-		mkdir -p "$d/h$k/newtmp" "$d/h$k/realtmp" "/etc/netns/$ns" &&
-			cp "$d/hosts" "/etc/netns/$ns/hosts" || return 1
-		ssh-keygen -q -t ed25519 -N '' -C "h$k" -f "$d/h$k/host_key" || return 1
-		cat >"$d/h$k/sshd_config" <<-EOF
-			ListenAddress $HOSTS_NET.$k
-			Port 22
-			HostKey $d/h$k/host_key
-			PidFile $d/h$k/sshd.pid
-			AuthorizedKeysFile $d/authorized_keys
-			PermitRootLogin prohibit-password
-			PubkeyAuthentication yes
-			PasswordAuthentication no
-			KbdInteractiveAuthentication no
-			StrictModes no
-			UsePAM no
-			UseDNS no
-			PrintMotd no
-			PrintLastLog no
-			X11Forwarding no
-			MaxStartups 100
-			MaxSessions 100
-			Subsystem sftp internal-sftp
-		EOF
-		ip netns add "$ns" || return 1
-		ip -n "$sw" link add "p$k" type veth peer name eth0 netns "$ns" &&
-			ip -n "$sw" link set "p$k" master br0 up &&
-			ip -n "$ns" addr add "$HOSTS_NET.$k/24" dev eth0 &&
-			ip -n "$ns" link set eth0 up &&
-			ip -n "$ns" link set lo up || return 1
-		# the holder: sets up the host's namespaces, then keeps them
-		HOSTS_BASHRC=$bashrc setsid ip netns exec "$ns" unshare --uts --mount --propagation private \
-			/bin/sh -c "$_hosts_init_script" init "h$k" "$d/h$k" "${keep[@]}" \
+		HOSTS_BASHRC=$bashrc HOSTS_SSHD=$HOSTS_SSHD \
+			ip netns exec "${HOSTS_ID}h$k" \
+			unshare --uts --mount --propagation private \
+			/bin/sh -c "$_hosts_init_script" init "h$k" "$HOSTS_NET.$k" "$d/h$k" "${keep[@]}" \
 			</dev/null >"$d/h$k/init.log" 2>&1 3>&- &
-		echo $! >"$d/h$k/pid"
+		launched[k]=$!
 	done
 	local w
 	for ((k = 1; k <= n; k++)); do
 		w=0
 		while ! [ -e "$d/h$k/ready" ]; do
-			if ! kill -0 "$(cat "$d/h$k/pid")" 2>/dev/null || ((w++ > 500)); then
+			if ! kill -0 "${launched[k]}" 2>/dev/null || ((w++ > 1000)); then
 				echo "hosts_up: host $k did not come up:" >&2
 				cat "$d/h$k/init.log" >&2
 				return 1
 			fi
 			sleep 0.01
 		done
-		# namespaces of the holder, so that hosts_down finds every process
-		readlink "/proc/$(cat "$d/h$k/pid")/ns/mnt" >"$d/h$k/mntns"
-	done
-	for ((k = 1; k <= n; k++)); do
-		_hosts_sshd_launch "$k" || return 1
 	done
 	for ((k = 1; k <= n; k++)); do
 		_hosts_sshd_wait "$k" || return 1
@@ -407,9 +405,7 @@ _hosts_clean_id() {
 		inos+=("$f")
 	done
 	_hosts_kill_ns "${inos[@]}"
-	for ns in $nss; do
-		ip netns del "$ns" 2>/dev/null || true
-	done
+	[ -z "$nss" ] || printf 'netns del %s\n' $nss | ip -force -batch - 2>/dev/null || true
 	rm -rf /etc/netns/"$id"h[0-9]* "$hd" || true
 	return 0
 }
