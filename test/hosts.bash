@@ -21,6 +21,8 @@
 #
 # Functions (K is a host number 1..N):
 #   hosts_check          prints why hosts cannot be built here, returns 1; else 0
+#   hosts_file_setup N   hosts_up N in setup_file, or HOSTS_SKIP=the reason
+#   hosts_test_setup     in setup: skips the test if HOSTS_SKIP is set
 #   hosts_up N           builds N hosts (tears down this shell's earlier ones)
 #   hosts_down           stops every process in the hosts' namespaces (sshd,
 #                        pvmds, tasks), removes namespaces, links, /etc/netns
@@ -50,10 +52,8 @@
 # <port> <server ip> 22"): nothing of the caller's environment passes.
 #
 # Usage:
-#   setup_file() {
-#       local why; why=$(hosts_check) || skip "$why"
-#       hosts_up 3
-#   }
+#   setup_file() { hosts_file_setup 3; }   # hosts_up 3, or note why not
+#   setup() { hosts_test_setup; }          # skips with that reason
 #   teardown_file() { hosts_down; }
 #   @test "x" { run on_host 1 $PVM_RSH h2 hostname; [ "$output" = h2 ]; }
 
@@ -61,7 +61,7 @@ HOSTS_SSHD=${HOSTS_SSHD:-/usr/sbin/sshd}
 
 # hosts_check: 0 if hosts can be built here, else prints the reason.
 hosts_check() {
-	if [ "$(id -u)" != 0 ]; then
+	if [ "$EUID" != 0 ]; then
 		echo "multi-host tests need root (network namespaces)"
 		return 1
 	fi
@@ -76,6 +76,7 @@ hosts_check() {
 		echo "multi-host tests need sshd ($HOSTS_SSHD: apt-get install openssh-server)"
 		return 1
 	}
+	[ "${1:-}" != noprobe ] || return 0
 	local probe=pvmtprobe$$
 	if ! ip netns add "$probe" 2>/dev/null; then
 		echo "multi-host tests need network namespaces (ip netns add failed)"
@@ -198,19 +199,28 @@ hosts_share() {
 # _hosts_keep: the directories to bind back into each host's private /tmp,
 # as paths relative to /tmp, outermost only.
 _hosts_keep() {
-	local c r list=()
+	local c r k dirs=() list=() out=()
 	for c in "${abs_top_builddir:-}" "${abs_top_srcdir:-}" "$HOSTS_DIR" \
 		"${BATS_RUN_TMPDIR:-}" ${HOSTS_KEEP:-}; do
-		[ -n "$c" ] && [ -d "$c" ] || continue
-		for r in "$c" "$(readlink -f "$c")"; do
-			r=${r%/}
-			case $r in /tmp/?*) list+=("${r#/tmp/}") ;; esac
-		done
+		[ -n "$c" ] && [ -d "$c" ] && dirs+=("$c")
 	done
-	[ ${#list[@]} -gt 0 ] || return 0
-	printf '%s\n' "${list[@]}" | sort -u | awk '
-		{ for (i = 1; i <= n; i++) if (index($0 "/", k[i] "/") == 1) next
-		  k[++n] = $0; print }'
+	# each as given and with its symbolic links resolved
+	mapfile -t -O ${#dirs[@]} dirs < <(realpath -e -- "${dirs[@]}" 2>/dev/null)
+	for r in "${dirs[@]}"; do
+		r=${r%/}
+		case $r in /tmp/?*) list+=("${r#/tmp/}") ;; esac
+	done
+	# outermost only, each once
+	for r in "${list[@]}"; do
+		for k in "${list[@]}" "${out[@]}"; do
+			[ "$k" != "$r" ] && [[ "$r/" == "$k/"* ]] && continue 2
+		done
+		for k in "${out[@]}"; do
+			[ "$k" != "$r" ] || continue 2
+		done
+		out+=("$r")
+	done
+	[ ${#out[@]} -eq 0 ] || printf '%s\n' "${out[@]}"
 }
 
 # The script that sets up one host's namespaces, starts its sshd, then holds
@@ -223,14 +233,12 @@ name=$1 addr=$2 hd=$3
 shift 3
 case $hd in /?*) ;; *) echo "init: bad host directory" >&2; exit 1 ;; esac
 # never mount anything in the machine'"'"'s own namespaces
-mnt=$(readlink /proc/$$/ns/mnt)
-if [ "$mnt" = "$(readlink /proc/1/ns/mnt)" ] ||
-	[ "$(readlink /proc/$$/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
+if [ /proc/$$/ns/mnt -ef /proc/1/ns/mnt ] || [ /proc/$$/ns/net -ef /proc/1/ns/net ]; then
 	echo "init: not in namespaces of its own" >&2
 	exit 1
 fi
 echo $$ >"$hd/pid"
-echo "$mnt" >"$hd/mntns"
+readlink /proc/$$/ns/mnt >"$hd/mntns"
 hostname "$name"
 printf "addr add %s/24 dev eth0\nlink set eth0 up\nlink set lo up\n" "$addr" |
 	ip -batch -
@@ -238,8 +246,8 @@ printf "addr add %s/24 dev eth0\nlink set eth0 up\nlink set lo up\n" "$addr" |
 # while the real /tmp is still there, then it is moved over /tmp.
 new=$hd/newtmp
 mount -t tmpfs -o mode=1777 pvmhost-tmp "$new"
+[ $# -eq 0 ] || (cd "$new" && mkdir -p "$@")
 for rel in "$@"; do
-	mkdir -p "$new/$rel"
 	mount --bind "/tmp/$rel" "$new/$rel"
 done
 case $hd in
@@ -260,6 +268,23 @@ exec sleep infinity
 '
 
 # hosts_up N
+# hosts_file_setup N: for setup_file: hosts_up N, or, where hosts cannot be
+# built (not root, no netns, no sshd), exports HOSTS_SKIP with the reason
+# (bats 1.8 cannot skip from setup_file).  hosts_test_setup, called from
+# setup, then skips each test with that reason.
+hosts_file_setup() {
+	local why
+	if why=$(hosts_check); then
+		hosts_up "$@"
+	else
+		export HOSTS_SKIP=$why
+	fi
+}
+
+hosts_test_setup() {
+	[ -z "${HOSTS_SKIP:-}" ] || skip "$HOSTS_SKIP"
+}
+
 hosts_up() {
 	local n=${1:-}
 	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] || {
@@ -267,7 +292,7 @@ hosts_up() {
 		return 1
 	}
 	local why
-	why=$(hosts_check) || { echo "hosts_up: $why" >&2; return 1; }
+	why=$(hosts_check noprobe) || { echo "hosts_up: $why" >&2; return 1; }
 	local t0=$EPOCHREALTIME
 	hosts_clean_stale
 	# a second hosts_up in the same shell replaces the first network
@@ -281,7 +306,7 @@ hosts_up() {
 	export HOSTS_SSH_CONFIG=$HOSTS_DIR/ssh_config
 	export PVM_RSH=$HOSTS_DIR/rsh
 	_hosts_vars
-	local d=$HOSTS_DIR sw=${HOSTS_ID}sw k ns
+	local d=$HOSTS_DIR sw=${HOSTS_ID}sw k
 	mkdir -p "$d/shared" && chmod 755 "$d" || return 1
 
 	# keys (one host key for all hosts) and the ssh configuration
@@ -294,16 +319,18 @@ hosts_up() {
 		"  LogLevel ERROR" "  BatchMode yes" "  ConnectTimeout 5" >"$d/ssh_config"
 	printf '#!/bin/sh\nexec ssh -F %s "$@"\n' "$d/ssh_config" >"$d/rsh"
 	chmod 755 "$d/rsh"
-	{
-		echo "127.0.0.1 localhost"
-		echo "::1 localhost ip6-localhost ip6-loopback"
-		for ((k = 1; k <= n; k++)); do echo "$HOSTS_NET.$k h$k"; done
-	} >"$d/hosts"
-	mkdir -p /run/sshd && chmod 755 /run/sshd
+	local hosts=$'127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n'
+	for ((k = 1; k <= n; k++)); do hosts+="$HOSTS_NET.$k h$k"$'\n'; done
+	printf '%s' "$hosts" >"$d/hosts"
+	[ -d /run/sshd ] || mkdir -m 755 /run/sshd
+	local dirs=()
 	for ((k = 1; k <= n; k++)); do
-		ns=${HOSTS_ID}h$k
-		mkdir -p "$d/h$k/newtmp" "$d/h$k/realtmp" "/etc/netns/$ns" &&
-			cp "$d/hosts" "/etc/netns/$ns/hosts" || return 1
+		dirs+=("$d/h$k/newtmp" "$d/h$k/realtmp" "/etc/netns/${HOSTS_ID}h$k")
+	done
+	mkdir -p "${dirs[@]}" || return 1
+	for ((k = 1; k <= n; k++)); do
+		# `ip netns exec` binds this over /etc/hosts
+		printf '%s' "$hosts" >"/etc/netns/${HOSTS_ID}h$k/hosts" || return 1
 		printf '%s\n' "ListenAddress $HOSTS_NET.$k" "Port 22" \
 			"HostKey $d/host_key" "PidFile $d/h$k/sshd.pid" \
 			"AuthorizedKeysFile $d/authorized_keys" \
@@ -334,7 +361,7 @@ hosts_up() {
 	# root's ~/.bashrc, which bash reads for commands run by sshd, is
 	# replaced in the hosts by an empty one (HOSTS_ROOT_BASHRC=keep keeps it)
 	if [ "${HOSTS_ROOT_BASHRC:-}" != keep ]; then
-		bashrc=$(getent passwd root | cut -d: -f6)/.bashrc
+		bashrc=~root/.bashrc
 		: >"$d/bashrc"
 	fi
 	# the holders: each sets up its host's namespaces and starts its sshd
@@ -393,14 +420,15 @@ _hosts_kill_ns() {
 # not from variables, so that it works for stale runs and partial set-ups).
 _hosts_clean_id() {
 	local id=$1 hd=/tmp/$1.hosts ns inos=() f
-	local nss
-	nss=$(ip netns list 2>/dev/null | awk -v re="^$id(h[0-9]+|sw)\$" '$1 ~ re { print $1 }')
-	for ns in $nss; do
-		inos+=("$(stat -L -c %i "/run/netns/$ns" 2>/dev/null)")
+	local nss=
+	# the namespaces `ip netns add` made (files in /run/netns)
+	for f in /run/netns/"$id"*; do
+		[[ "${f##*/}" =~ ^$id(h[0-9]+|sw)$ ]] && nss+=" ${f##*/}"
 	done
+	[ -z "$nss" ] || mapfile -t inos < <(cd /run/netns && stat -L -c %i $nss 2>/dev/null)
 	for f in "$hd"/h*/mntns; do
 		[ -f "$f" ] || continue
-		f=$(cat "$f")
+		read -r f <"$f" || continue
 		f=${f#mnt:[} f=${f%]}
 		inos+=("$f")
 	done
@@ -412,11 +440,12 @@ _hosts_clean_id() {
 
 # hosts_clean_stale: removes the networks of runs whose shell is gone.
 hosts_clean_stale() {
-	local id pid
-	for id in $( { ip netns list 2>/dev/null | awk '{ print $1 }'
-			ls -d /etc/netns/pvmt* /tmp/pvmt*.hosts 2>/dev/null | sed 's,.*/,,'
-		} | sed -nE 's/^pvmt([0-9]+)(h[0-9]+|sw|\.hosts)$/\1/p' | sort -u); do
-		[ "$id" = $$ ] && continue
+	local f id done=" $$ "
+	for f in /run/netns/pvmt* /etc/netns/pvmt* /tmp/pvmt*.hosts; do
+		[[ "${f##*/}" =~ ^pvmt([0-9]+)(h[0-9]+|sw|\.hosts)$ ]] || continue
+		id=${BASH_REMATCH[1]}
+		[[ "$done" != *" $id "* ]] || continue
+		done+="$id "
 		kill -0 "$id" 2>/dev/null && continue
 		_hosts_clean_id "pvmt$id"
 	done

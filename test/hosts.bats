@@ -6,10 +6,12 @@
 load hosts
 
 setup_file() {
-	local why
-	why=$(hosts_check) || skip "$why"
-	hosts_up 4
-	echo "# hosts_up 4 took $HOSTS_UP_SECONDS s" >&3
+	hosts_file_setup 4
+	[ -n "${HOSTS_SKIP:-}" ] || echo "# hosts_up 4 took $HOSTS_UP_SECONDS s" >&3
+}
+
+setup() {
+	hosts_test_setup
 }
 
 teardown_file() {
