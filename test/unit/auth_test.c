@@ -368,6 +368,7 @@ static void test_secret(void)
 	ok(auth_secret_save(other, s) < 0 && errno == ENOENT,
 	   "saving into a missing directory fails with ENOENT");
 	unlink(path);
+	unlink(link);
 	rmdir(dir);
 }
 
