@@ -471,7 +471,12 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	ar->left = n + 1; /* one more, dropped below: no early answer */
 	for (int i = 0; i < n; i++) {
 		struct hostopt dflt, o;
-		hostopt_default(&dflt);
+		/* the defaults of the hostfile's '*' lines apply to hosts
+		 * added later too (man 1 pvmd3) */
+		if (have_hf)
+			dflt = hf.dflt;
+		else
+			hostopt_default(&dflt);
 		char err[200];
 		int k = hostopt_parse(lines[i], &dflt, &o, err, sizeof err);
 		int st;
