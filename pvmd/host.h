@@ -108,8 +108,13 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
 int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
-/* Adds the hosts of the hostfile given at startup (not '&' ones). */
-void hoster_start_hostfile(struct pvmd *d, const char *path);
+/* Adds the hosts of the hostfile given at startup (not '&' ones).
+ * Returns 1 when some are being started: pvmd_started() (main.c) is
+ * called when the last one is in or has failed; 0 when none; -1 with a
+ * message in err when the file cannot be read or has an error. */
+int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
+			  size_t errlen);
+void pvmd_started(void);
 void hoster_link_up(struct pvmd *d, struct host *h);
 void hoster_link_failed(struct pvmd *d, struct host *h, const char *why);
 /* Options of a host from the hostfile (NULL: none). */

@@ -84,6 +84,8 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 			wire_wr_i32(&w, ar->results[i]);
 		ctl_reply_tid(d, ar->req_tid, &ar->req, &w);
 		wire_wr_free(&w);
+	} else {
+		pvmd_started(); /* the startup hostfile is done */
 	}
 	free(ar->results);
 	free(ar);
@@ -554,25 +556,23 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 
 /* ---- the hostfile given at startup ---- */
 
-void hoster_start_hostfile(struct pvmd *d, const char *path)
+int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
+			  size_t errlen)
 {
-	char err[600];
-	if (hostfile_load(path, &hf, err, sizeof err) < 0) {
-		plog(PL_ERR, "hostfile: %s", err);
-		return;
-	}
+	if (hostfile_load(path, &hf, err, errlen) < 0)
+		return -1;
 	have_hf = 1;
 	int n = 0;
 	for (int i = 0; i < hf.n; i++)
 		n += !hf.hosts[i].deferred && !spawn_is_our_host(d, hf.hosts[i].name);
 	if (!n)
-		return;
+		return 0;
 	struct addreq *ar = calloc(1, sizeof *ar);
 	if (ar)
 		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
 	if (!ar || !ar->results) {
 		free(ar);
-		return;
+		return 0;
 	}
 	ar->n = n;
 	ar->left = n + 1;
@@ -586,6 +586,7 @@ void hoster_start_hostfile(struct pvmd *d, const char *path)
 		k++;
 	}
 	addreq_done(d, ar, n, 0);
+	return 1;
 }
 
 void hoster_fini(struct pvmd *d)

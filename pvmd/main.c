@@ -116,6 +116,8 @@ static void detach(void)
 	setsid();
 }
 
+static int started_foreground;
+
 static void started(int foreground)
 {
 	if (report_fd >= 0) {
@@ -135,6 +137,11 @@ static void started(int foreground)
 				close(null);
 		}
 	}
+}
+
+void pvmd_started(void)
+{
+	started(started_foreground);
 }
 
 /* ---- the directory, lock and socket ---- */
@@ -330,9 +337,18 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		     d->hosttid >> WIRE_TID_HOST_SHIFT, d->ip);
 		slave_report_ok(d);
 	}
-	started(foreground);
-	if (hostfile)
-		hoster_start_hostfile(d, hostfile);
+	/* With a hostfile, the starting process returns once its hosts are
+	 * in the machine (or have failed, in the log): pvmd_started(). */
+	started_foreground = foreground;
+	int pending = 0;
+	if (hostfile) {
+		char herr2[700];
+		pending = hoster_start_hostfile(d, hostfile, herr2, sizeof herr2);
+		if (pending < 0)
+			startup_fail("%s", herr2);
+	}
+	if (!pending)
+		started(foreground);
 }
 
 int main(int argc, char **argv)
