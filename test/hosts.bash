@@ -152,21 +152,23 @@ host_sshd_start() {
 }
 
 _hosts_sshd_launch() {
-	local d=$HOSTS_DIR/h$1
-	rm -f "$d/sshd.pid"
+	local d=$HOSTS_DIR/h$1 st=0
+	rm -f "$d/sshd.pid" "$d/sshd.failed"
 	on_host "$1" "$HOSTS_SSHD" -f "$d/sshd_config" -E "$d/sshd.log" \
-		</dev/null >/dev/null 2>&1 3>&-
+		</dev/null >/dev/null 2>&1 3>&- || st=$?
+	[ "$st" -eq 0 ] || echo "$st" >"$d/sshd.failed"
 }
 
 _hosts_sshd_wait() {
 	local d=$HOSTS_DIR/h$1 n=0
 	# sshd writes its pid file once it listens
 	while ! [ -s "$d/sshd.pid" ]; do
-		((n++ < 500)) || {
-			echo "hosts: sshd of host $1 did not start:" >&2
-			tail -n 5 "$d/sshd.log" >&2
+		if [ -e "$d/sshd.failed" ] || ((n++ > 1000)); then
+			echo "hosts: sshd of host $1 did not start$([ ! -e "$d/sshd.failed" ] ||
+				echo " (status $(<"$d/sshd.failed"))"):" >&2
+			[ ! -f "$d/sshd.log" ] || tail -n 5 "$d/sshd.log" >&2
 			return 1
-		}
+		fi
 		sleep 0.01
 	done
 }
@@ -263,7 +265,8 @@ if [ -n "$HOSTS_BASHRC" ] && [ -f "$HOSTS_BASHRC" ]; then
 fi
 : >"$hd/ready"
 set +e
-"$HOSTS_SSHD" -f "$hd/sshd_config" -E "$hd/sshd.log" </dev/null >/dev/null 2>&1
+"$HOSTS_SSHD" -f "$hd/sshd_config" -E "$hd/sshd.log" </dev/null >/dev/null 2>&1 ||
+	echo $? >"$hd/sshd.failed"
 exec sleep infinity
 '
 
@@ -286,6 +289,16 @@ hosts_test_setup() {
 }
 
 hosts_up() {
+	local rc=0
+	_hosts_up "$@" || rc=$?
+	if [ "$rc" -ne 0 ] && [ -n "${HOSTS_ID:-}" ]; then
+		echo "hosts_up: failed; removing what was built" >&2
+		hosts_down
+	fi
+	return "$rc"
+}
+
+_hosts_up() {
 	local n=${1:-}
 	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] || {
 		echo "hosts_up: bad host count '$n'" >&2

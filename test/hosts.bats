@@ -252,6 +252,21 @@ rsh() {
 	[ "$output" = h2 ]
 }
 
+@test "hosts_up fails clearly and leaves nothing when a host's sshd cannot start" {
+	local id
+	run bash -c 'source "$abs_top_srcdir/test/hosts.bash" && echo "id pvmt$$" &&
+		HOSTS_SSHD=/bin/false hosts_up 2 3>&-'
+	show
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"sshd of host 1 did not start (status 1)"* ]]
+	id=$(printf '%s\n' "$output" | sed -n 's/^id //p')
+	[ -n "$id" ]
+	run ip netns list
+	[[ "$output" != *"$id"* ]]
+	[ ! -e "/tmp/$id.hosts" ]
+	not ls -d /etc/netns/"$id"* 2>/dev/null
+}
+
 @test "a network left by a dead run is removed by the next one" {
 	# a shell builds 2 hosts and exits without hosts_down
 	local id
