@@ -47,9 +47,17 @@
 # HOSTS_SSH_CONFIG; arrays HOSTS_NAMES[1..N] and HOSTS_ADDRS[1..N] (rebuilt
 # each time this file is loaded, since bats tests are separate processes).
 #
+# Settings read by hosts_up: HOSTS_KEEP (more directories to keep visible),
+# HOSTS_SSHD (default /usr/sbin/sshd), HOSTS_ROOT_BASHRC=keep (by default
+# root's ~/.bashrc reads as empty in the hosts, as on a fresh host).
+#
 # A command that ssh runs gets sshd's clean login environment (HOME=/root,
 # PATH=/usr/local/bin:/usr/bin:/bin:/usr/games, SSH_CONNECTION="<client ip>
 # <port> <server ip> 22"): nothing of the caller's environment passes.
+# /root, /etc and the rest of the file system are the machine's, shared by
+# all hosts; only /tmp and /dev/shm are each host's own.  So a pvmd started
+# on a host with its default PVM_TMP (/tmp) has a VM directory of its own;
+# do not hand a PVM_TMP in a shared directory to pvmds of several hosts.
 #
 # Usage:
 #   setup_file() { hosts_file_setup 3; }   # hosts_up 3, or note why not
