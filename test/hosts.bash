@@ -53,8 +53,8 @@
 #
 # A command that ssh runs gets sshd's clean login environment (HOME=/root,
 # PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin for root,
-# SSH_CONNECTION="<client ip>
-# <port> <server ip> 22"): nothing of the caller's environment passes.
+# SSH_CONNECTION="<client ip> <port> <server ip> 22"): nothing of the
+# caller's environment passes.
 # /root, /etc and the rest of the file system are the machine's, shared by
 # all hosts; only /tmp and /dev/shm are each host's own.  So a pvmd started
 # on a host with its default PVM_TMP (/tmp) has a VM directory of its own;
