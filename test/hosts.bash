@@ -419,23 +419,21 @@ _hosts_up() {
 # (net or mnt inode numbers), TERM first, then KILL.
 _hosts_kill_ns() {
 	[ $# -gt 0 ] || return 0
-	local want=" $* " round pids line p ino
-	for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
-		pids=()
-		while read -r line; do
-			p=${line%% *} ino=${line##* }
-			p=${p#/proc/} p=${p%%/*}
-			[[ "$want" == *" $ino "* ]] && [ "$p" != $$ ] && pids+=("$p")
-		done < <(stat -L -c '%n %i' /proc/[0-9]*/ns/net /proc/[0-9]*/ns/mnt 2>/dev/null)
-		[ ${#pids[@]} -gt 0 ] || return 0
-		if [ "$round" -eq 1 ]; then
-			kill -TERM "${pids[@]}" 2>/dev/null || true
-		elif [ "$round" -ge 10 ]; then
-			kill -KILL "${pids[@]}" 2>/dev/null || true
-		fi
+	local want=" $* " pids t0=$EPOCHREALTIME sig=TERM
+	while :; do
+		# one pass over every process's namespaces (thousands of tasks may run)
+		pids=$(stat -L -c '%i %n' /proc/[0-9]*/ns/net /proc/[0-9]*/ns/mnt 2>/dev/null |
+			awk -v want="$want" -v self=$$ '
+				index(want, " " $1 " ") { split($2, a, "/"); if (a[3] != self && !seen[a[3]]++) print a[3] }')
+		[ -n "$pids" ] || return 0
+		# TERM first; what is left after a second gets KILL; give up after 3
+		kill -"$sig" $pids 2>/dev/null || true
+		case $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { d = b - a; print (d > 3) ? "out" : (d > 1) ? "kill" : "" }') in
+		out) echo "hosts: processes left: $pids" >&2; return 1 ;;
+		kill) sig=KILL ;;
+		esac
 		sleep 0.05
 	done
-	return 0
 }
 
 # _hosts_clean_id ID: removes everything of the run ID (from what exists,
@@ -454,7 +452,7 @@ _hosts_clean_id() {
 		f=${f#mnt:[} f=${f%]}
 		inos+=("$f")
 	done
-	_hosts_kill_ns "${inos[@]}"
+	_hosts_kill_ns "${inos[@]}" || true
 	[ -z "$nss" ] || printf 'netns del %s\n' $nss | ip -force -batch - 2>/dev/null || true
 	rm -rf /etc/netns/"$id"h[0-9]* "$hd" || true
 	return 0
