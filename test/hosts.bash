@@ -47,9 +47,18 @@
 # HOSTS_SSH_CONFIG; arrays HOSTS_NAMES[1..N] and HOSTS_ADDRS[1..N] (rebuilt
 # each time this file is loaded, since bats tests are separate processes).
 #
+# Settings read by hosts_up: HOSTS_KEEP (more directories to keep visible),
+# HOSTS_SSHD (default /usr/sbin/sshd), HOSTS_ROOT_BASHRC=keep (by default
+# root's ~/.bashrc reads as empty in the hosts, as on a fresh host).
+#
 # A command that ssh runs gets sshd's clean login environment (HOME=/root,
-# PATH=/usr/local/bin:/usr/bin:/bin:/usr/games, SSH_CONNECTION="<client ip>
-# <port> <server ip> 22"): nothing of the caller's environment passes.
+# PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin for root,
+# SSH_CONNECTION="<client ip> <port> <server ip> 22"): nothing of the
+# caller's environment passes.
+# /root, /etc and the rest of the file system are the machine's, shared by
+# all hosts; only /tmp and /dev/shm are each host's own.  So a pvmd started
+# on a host with its default PVM_TMP (/tmp) has a VM directory of its own;
+# do not hand a PVM_TMP in a shared directory to pvmds of several hosts.
 #
 # Usage:
 #   setup_file() { hosts_file_setup 3; }   # hosts_up 3, or note why not
@@ -152,21 +161,23 @@ host_sshd_start() {
 }
 
 _hosts_sshd_launch() {
-	local d=$HOSTS_DIR/h$1
-	rm -f "$d/sshd.pid"
+	local d=$HOSTS_DIR/h$1 st=0
+	rm -f "$d/sshd.pid" "$d/sshd.failed"
 	on_host "$1" "$HOSTS_SSHD" -f "$d/sshd_config" -E "$d/sshd.log" \
-		</dev/null >/dev/null 2>&1 3>&-
+		</dev/null >/dev/null 2>&1 3>&- || st=$?
+	[ "$st" -eq 0 ] || echo "$st" >"$d/sshd.failed"
 }
 
 _hosts_sshd_wait() {
 	local d=$HOSTS_DIR/h$1 n=0
 	# sshd writes its pid file once it listens
 	while ! [ -s "$d/sshd.pid" ]; do
-		((n++ < 500)) || {
-			echo "hosts: sshd of host $1 did not start:" >&2
-			tail -n 5 "$d/sshd.log" >&2
+		if [ -e "$d/sshd.failed" ] || ((n++ > 1000)); then
+			echo "hosts: sshd of host $1 did not start$([ ! -e "$d/sshd.failed" ] ||
+				echo " (status $(<"$d/sshd.failed"))"):" >&2
+			[ ! -f "$d/sshd.log" ] || tail -n 5 "$d/sshd.log" >&2
 			return 1
-		}
+		fi
 		sleep 0.01
 	done
 }
@@ -263,7 +274,8 @@ if [ -n "$HOSTS_BASHRC" ] && [ -f "$HOSTS_BASHRC" ]; then
 fi
 : >"$hd/ready"
 set +e
-"$HOSTS_SSHD" -f "$hd/sshd_config" -E "$hd/sshd.log" </dev/null >/dev/null 2>&1
+"$HOSTS_SSHD" -f "$hd/sshd_config" -E "$hd/sshd.log" </dev/null >/dev/null 2>&1 ||
+	echo $? >"$hd/sshd.failed"
 exec sleep infinity
 '
 
@@ -286,6 +298,16 @@ hosts_test_setup() {
 }
 
 hosts_up() {
+	local rc=0
+	_hosts_up "$@" || rc=$?
+	if [ "$rc" -ne 0 ] && [ -n "${HOSTS_ID:-}" ]; then
+		echo "hosts_up: failed; removing what was built" >&2
+		hosts_down
+	fi
+	return "$rc"
+}
+
+_hosts_up() {
 	local n=${1:-}
 	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] || {
 		echo "hosts_up: bad host count '$n'" >&2
@@ -397,23 +419,21 @@ hosts_up() {
 # (net or mnt inode numbers), TERM first, then KILL.
 _hosts_kill_ns() {
 	[ $# -gt 0 ] || return 0
-	local want=" $* " round pids line p ino
-	for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
-		pids=()
-		while read -r line; do
-			p=${line%% *} ino=${line##* }
-			p=${p#/proc/} p=${p%%/*}
-			[[ "$want" == *" $ino "* ]] && [ "$p" != $$ ] && pids+=("$p")
-		done < <(stat -L -c '%n %i' /proc/[0-9]*/ns/net /proc/[0-9]*/ns/mnt 2>/dev/null)
-		[ ${#pids[@]} -gt 0 ] || return 0
-		if [ "$round" -eq 1 ]; then
-			kill -TERM "${pids[@]}" 2>/dev/null || true
-		elif [ "$round" -ge 10 ]; then
-			kill -KILL "${pids[@]}" 2>/dev/null || true
-		fi
+	local want=" $* " pids t0=$EPOCHREALTIME sig=TERM
+	while :; do
+		# one pass over every process's namespaces (thousands of tasks may run)
+		pids=$(stat -L -c '%i %n' /proc/[0-9]*/ns/net /proc/[0-9]*/ns/mnt 2>/dev/null |
+			awk -v want="$want" -v self=$$ '
+				index(want, " " $1 " ") { split($2, a, "/"); if (a[3] != self && !seen[a[3]]++) print a[3] }')
+		[ -n "$pids" ] || return 0
+		# TERM first; what is left after a second gets KILL; give up after 3
+		kill -"$sig" $pids 2>/dev/null || true
+		case $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { d = b - a; print (d > 3) ? "out" : (d > 1) ? "kill" : "" }') in
+		out) echo "hosts: processes left: $pids" >&2; return 1 ;;
+		kill) sig=KILL ;;
+		esac
 		sleep 0.05
 	done
-	return 0
 }
 
 # _hosts_clean_id ID: removes everything of the run ID (from what exists,
@@ -432,7 +452,7 @@ _hosts_clean_id() {
 		f=${f#mnt:[} f=${f%]}
 		inos+=("$f")
 	done
-	_hosts_kill_ns "${inos[@]}"
+	_hosts_kill_ns "${inos[@]}" || true
 	[ -z "$nss" ] || printf 'netns del %s\n' $nss | ip -force -batch - 2>/dev/null || true
 	rm -rf /etc/netns/"$id"h[0-9]* "$hd" || true
 	return 0

@@ -222,11 +222,12 @@ rsh() {
 		hosts_up 2
 		id=$HOSTS_ID dir=$HOSTS_DIR
 		echo "$id" >"$BATS_TEST_TMPDIR/id"
-		on_host_bg 1 sleep 3001 </dev/null >/dev/null 2>&1
+		# (durations of this test only, to find these processes)
+		on_host_bg 1 sleep "3001.$$" </dev/null >/dev/null 2>&1
 		# a detached process started through ssh, as a pvmd would be
-		on_host 2 timeout 20 "$PVM_RSH" h1 'setsid sleep 3002 </dev/null >/dev/null 2>&1 &'
+		on_host 2 timeout 20 "$PVM_RSH" h1 "setsid sleep 3002.$$ </dev/null >/dev/null 2>&1 &"
 		sleep 0.2
-		pgrep -xf 'sleep 300[12]' >"$BATS_TEST_TMPDIR/sleeps"
+		pgrep -xf "sleep 300[12]\\.$$" >"$BATS_TEST_TMPDIR/sleeps"
 		[ "$(wc -l <"$BATS_TEST_TMPDIR/sleeps")" -eq 2 ]
 		cat "$HOSTS_DIR"/h*/sshd.pid "$HOSTS_DIR"/h*/pid >"$BATS_TEST_TMPDIR/pids"
 		local t0=$EPOCHREALTIME
@@ -250,6 +251,21 @@ rsh() {
 	# the file's network is unaffected
 	run rsh 1 h2 hostname
 	[ "$output" = h2 ]
+}
+
+@test "hosts_up fails clearly and leaves nothing when a host's sshd cannot start" {
+	local id
+	run bash -c 'source "$abs_top_srcdir/test/hosts.bash" && echo "id pvmt$$" &&
+		HOSTS_SSHD=/bin/false hosts_up 2 3>&-'
+	show
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"sshd of host 1 did not start (status 1)"* ]]
+	id=$(printf '%s\n' "$output" | sed -n 's/^id //p')
+	[ -n "$id" ]
+	run ip netns list
+	[[ "$output" != *"$id"* ]]
+	[ ! -e "/tmp/$id.hosts" ]
+	not ls -d /etc/netns/"$id"* 2>/dev/null
 }
 
 @test "a network left by a dead run is removed by the next one" {
