@@ -250,22 +250,21 @@ static void timeout_cb(struct ev_loop *l, struct ev_timer *t)
 
 /* ---- starting ---- */
 
-/* `p` in single quotes for a remote shell. */
+/* `p` in double quotes for a remote shell: a $VARIABLE in it is expanded
+ * there (man 1 pvmd3: "expanded by the pvmd that uses the value"),
+ * nothing else is. */
 static void shell_quote(char *out, size_t n, const char *p)
 {
 	size_t k = 0;
 	if (k + 1 < n)
-		out[k++] = '\'';
-	for (; *p && k + 5 < n; p++) {
-		if (*p == '\'') {
-			memcpy(out + k, "'\\''", 4);
-			k += 4;
-		} else {
-			out[k++] = *p;
-		}
+		out[k++] = '"';
+	for (; *p && k + 4 < n; p++) {
+		if (*p == '"' || *p == '\\' || *p == '`')
+			out[k++] = '\\';
+		out[k++] = *p;
 	}
 	if (k + 1 < n)
-		out[k++] = '\'';
+		out[k++] = '"';
 	out[k] = 0;
 }
 
@@ -349,7 +348,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	/* the startup lines: the secret goes only this way */
 	char hex[2 * AUTH_SECRET_LEN + 1];
 	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
-	const char *vmid = getenv("PVM_VMID");
+	/* id=: the virtual machine id to use there */
+	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
 	char buf[4096];
 	int n = snprintf(buf, sizeof buf,
 			 "version %d\nvmid %s\nhostno %d\nname %s\nsecret %s\n"
