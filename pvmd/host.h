@@ -2,8 +2,8 @@
  * host.h - the other hosts of the virtual machine (docs/hosts.md).
  *
  * host.c keeps the host table and the TCP links between pvmds (accept,
- * connect, the secret handshake, heartbeats, death); hoster.c starts
- * pvmds on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile); slave.c is
+ * connect, the secret handshake, heartbeats, death); hoster/hoster.c starts
+ * pvmds on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile); hoster/slave.c is
  * the startup of a pvmd started that way; fwd.c sends task requests to
  * the pvmd that handles them and routes the replies back.
  */

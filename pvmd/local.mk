@@ -15,9 +15,9 @@ pvmd_pvmd_SOURCES = \
 	pvmd/context.c \
 	pvmd/mbox.c \
 	pvmd/group.c pvmd/group_shm.c \
-	pvmd/host.c pvmd/host.h pvmd/fwd.c pvmd/hoster.c pvmd/slave.c \
-	pvmd/hostfile.c pvmd/hostfile.h
-pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
+	pvmd/host.c pvmd/host.h pvmd/fwd.c \
+	hoster/hoster.c hoster/slave.c hoster/hostfile.c hoster/hostfile.h
+pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd -I$(top_srcdir)/hoster
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../pvmd/hostfile.h"
+#include "../../hoster/hostfile.h"
 #include "tap.h"
 
 static char err[512];
