@@ -27,6 +27,7 @@
 struct hostlayer hl = {.tcp_fd = -1};
 
 static struct ev_io tcp_io;
+static int tcp_paused; /* out of descriptors: accepting again next tick */
 
 /* ---- the table ---- */
 
@@ -150,9 +151,17 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 		int fd = accept4(hl.tcp_fd, (struct sockaddr *)&sa, &sl,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE) {
+				/* the socket stays readable: stop watching it
+				 * for a while rather than spin */
+				plog(PL_ERR, "accept (tcp): %s: not accepting for a while",
+				     strerror(errno));
+				ev_io_set(d->loop, &tcp_io, 0);
+				tcp_paused = 1;
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+				   errno != EINTR) {
 				plog(PL_ERR, "accept (tcp): %s", strerror(errno));
+			}
 			return;
 		}
 		int one = 1;
@@ -700,6 +709,10 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	struct pvmd *d = t->data;
 	uint64_t now = ev_now_ms();
+	if (tcp_paused && !d->halting) {
+		tcp_paused = 0;
+		ev_io_set(l, &tcp_io, EPOLLIN);
+	}
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->kind != CONN_LINK || c->state != C_READY)
