@@ -72,6 +72,8 @@ static int hosts_change(int argc, char **argv, int add)
 		    add ? "DTID" : "STATUS");
 	for (int i = 0; i < n; i++) {
 		if (add && infos[i] >= 0)
+			hostwatch_own(infos[i]);
+		if (add && infos[i] >= 0)
 			term_printf("%24s %8x\n", argv[i + 1],
 				    (unsigned)infos[i]);
 		else if (add)

@@ -72,6 +72,7 @@ void rc_attach(int argc, char **argv)
 	}
 	/* Like the reference's console, a reset spares us. */
 	CONS_QUIET(pvm_setopt(PvmNoReset, 1));
+	hostwatch_start();
 }
 
 /* Runs one rc file; returns 1 if it existed. */
