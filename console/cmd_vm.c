@@ -16,12 +16,6 @@
 
 #include "pvm3.h"
 
-/* Said for each host add or delete could not handle while the library
- * cannot change the set of hosts (PvmNotImpl). */
-#define ONE_HOST_MSG(verb)                                                     \
-	"not " verb "ed: this virtual machine has one host (" verb "ing "      \
-	"hosts comes with multi-host support)"
-
 int cmd_conf(int argc, char **argv)
 {
 	(void)argc;
@@ -52,7 +46,13 @@ int cmd_mstat(int argc, char **argv)
 	return 0;
 }
 
-/* add and delete: one call for all the hosts, then a line for each. */
+/*
+ * add and delete: one call for all the hosts, then as the reference's
+ * console prints them: "N successful", a header, and a line per host
+ * with the new pvmd's tid ("deleted") or the error text.  When the call
+ * fails as a whole the library's own error message says why (PvmAutoErr,
+ * as with the reference) and there is no table.
+ */
 static int hosts_change(int argc, char **argv, int add)
 {
 	int n = argc - 1;
@@ -61,35 +61,31 @@ static int hosts_change(int argc, char **argv, int add)
 		term_printf("%s: out of memory\n", argv[0]);
 		return -1;
 	}
-	int cc = add ? CONS_QUIET(pvm_addhosts(&argv[1], n, infos))
-		     : CONS_QUIET(pvm_delhosts(&argv[1], n, infos));
-	if (cc < 0 && cc != PvmNotImpl) {
-		/* The call failed as a whole: every host has its reason. */
-		for (int i = 0; i < n; i++)
-			if (infos[i] >= 0)
-				infos[i] = cc;
+	int cc = add ? pvm_addhosts(&argv[1], n, infos)
+		     : pvm_delhosts(&argv[1], n, infos);
+	if (cc < 0) {
+		free(infos);
+		return -1;
 	}
-	int ok = 0;
-	for (int i = 0; i < n; i++)
-		ok += cc >= 0 && infos[i] >= 0;
-	term_printf("%d successful\n", ok);
+	term_printf("%d successful\n", cc);
 	term_printf(add ? "%24s %8s\n" : "%24s  %s\n", "HOST",
 		    add ? "DTID" : "STATUS");
 	for (int i = 0; i < n; i++) {
-		const char *why = cc != PvmNotImpl ? cons_errstr(infos[i])
-				  : add		   ? ONE_HOST_MSG("add")
-						   : ONE_HOST_MSG("delet");
-		if (add && cc >= 0 && infos[i] >= 0)
+		if (add && infos[i] >= 0)
+			hostwatch_own(infos[i]);
+		if (add && infos[i] >= 0)
 			term_printf("%24s %8x\n", argv[i + 1],
 				    (unsigned)infos[i]);
 		else if (add)
-			term_printf("%24s %s\n", argv[i + 1], why);
+			term_printf("%24s %s\n", argv[i + 1],
+				    cons_errstr(infos[i]));
 		else
 			term_printf("%24s  %s\n", argv[i + 1],
-				    cc >= 0 && infos[i] >= 0 ? "deleted" : why);
+				    infos[i] >= 0 ? "deleted"
+						  : cons_errstr(infos[i]));
 	}
 	free(infos);
-	return cc < 0 ? -1 : 0;
+	return 0;
 }
 
 int cmd_add(int argc, char **argv)

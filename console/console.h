@@ -17,6 +17,7 @@
  *   jobs.c    jobs: output of children spawned with "->", shown live or
  *             written to a file; the jobs command
  *   rc.c      start-up: arguments, hostfile, .pvmrc files
+ *   hostwatch.c  "Console: N new hosts added" when others add hosts
  *   complete.c  tab completion of commands and of programs for spawn
  */
 #ifndef CONSOLE_H
@@ -139,6 +140,15 @@ void jobs_add_tasks(int job, const int *tids, int n);
 void jobs_set_file(int job, FILE *f);
 /* Handles every PVM message that has arrived; never blocks. */
 void jobs_poll(void);
+
+/* ---- hosts added by others (hostwatch.c) ---- */
+
+/* Asks for PvmHostAdd notifies (once enrolled). */
+void hostwatch_start(void);
+/* Remembers a host our add command added: not announced again. */
+void hostwatch_own(int tid);
+/* Handles message bufid if it is a PvmHostAdd notify (returns 1). */
+int hostwatch_message(int bufid, int tag);
 
 /* ---- start-up (rc.c) ---- */
 

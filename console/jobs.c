@@ -251,6 +251,8 @@ void jobs_poll(void)
 			struct job *j = job_by_tag(tag);
 			if (j)
 				output_message(j, bytes);
+			else
+				hostwatch_message(bufid, tag);
 		}
 		pvm_freebuf(bufid);
 	}

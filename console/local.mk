@@ -3,7 +3,8 @@ bin_PROGRAMS += console/pvm
 console_pvm_SOURCES = console/console.h console/main.c console/term.c \
 	console/cmdtab.c console/alias.c console/cmd_vm.c console/cmd_ps.c \
 	console/cmd_task.c console/cmd_opt.c console/cmd_env.c \
-	console/cmd_mbox.c console/spawn.c console/jobs.c console/rc.c console/complete.c
+	console/cmd_mbox.c console/spawn.c console/jobs.c console/rc.c console/complete.c \
+	console/hostwatch.c
 console_pvm_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 console_pvm_LDADD = libpvm/libpvm3.la $(READLINE_LIBS)
 dist_man_MANS += console/pvm.1

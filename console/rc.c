@@ -5,9 +5,8 @@
  *
  * As in PVM 3.4 the arguments are the pvmd's (man 1 pvm, man 8 pvmd):
  * they are handed to the pvmd the console starts, and ignored when one
- * is running already.  The hosts a hostfile names are added once the
- * pvmd runs; while the virtual machine has one host the console says,
- * for each host other than this one, that it was not added.
+ * is running already.  The pvmd reads the hostfile and adds the hosts it
+ * names (errors go to its log, as with the reference).
  *
  * Then $PVM_ROOT/.pvmrc (a site's defaults, if there is one) and
  * ~/.pvmrc run, each line echoed and executed as if typed.
@@ -27,59 +26,13 @@
 #define RC_NAME ".pvmrc"
 
 /* The hostfile argument: the last word that is not an option. */
-static const char *find_hostfile(int argc, char **argv)
+static int find_hostfile(int argc, char **argv)
 {
-	const char *hf = NULL;
+	int hf = -1;
 	for (int i = 0; i < argc; i++)
 		if (argv[i][0] != '-')
-			hf = argv[i];
+			hf = i;
 	return hf;
-}
-
-static int is_this_host(const char *name)
-{
-	int nhost, narch;
-	struct pvmhostinfo *hosts;
-	if (!strcmp(name, "localhost") || !strcmp(name, "."))
-		return 1;
-	if (CONS_QUIET(pvm_config(&nhost, &narch, &hosts)) < 0)
-		return 0;
-	for (int i = 0; i < nhost; i++)
-		if (!strcmp(hosts[i].hi_name, name))
-			return 1;
-	return 0;
-}
-
-/* Adds the hosts of a hostfile (man 8 pvmd: one host per line with its
- * options; '#' comments; '*' lines set defaults; '&' lines are only
- * remembered).  This host is in already. */
-static void add_hostfile(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "pvm: can't open hostfile %s: %s\n", path,
-			strerror(errno));
-		return;
-	}
-	char line[1024];
-	while (fgets(line, sizeof line, f)) {
-		char *name = line + strspn(line, " \t");
-		name[strcspn(name, " \t\r\n")] = '\0';
-		if (!*name || *name == '#' || *name == '*' || *name == '&' ||
-		    is_this_host(name))
-			continue;
-		int info = 0;
-		int cc = CONS_QUIET(pvm_addhosts(&name, 1, &info));
-		if (cc == PvmNotImpl)
-			printf("hostfile %s: host %s not added: this virtual "
-			       "machine has one host (adding hosts comes "
-			       "with multi-host support)\n",
-			       path, name);
-		else if (cc < 0 || info < 0)
-			printf("hostfile %s: host %s not added: %s\n", path,
-			       name, cons_errstr(cc < 0 ? cc : info));
-	}
-	fclose(f);
 }
 
 void rc_attach(int argc, char **argv)
@@ -91,8 +44,17 @@ void rc_attach(int argc, char **argv)
 		if (!strcmp(argv[i], "-d"))
 			argv[i] = dzero;
 
+	/* The pvmd reads the hostfile and adds its hosts (man 1 pvmd3); it
+	 * works in another directory, so it gets the file's full path. */
+	int hf = find_hostfile(argc, argv);
+	char *hfpath = hf >= 0 ? realpath(argv[hf], NULL) : NULL;
+	if (hfpath)
+		argv[hf] = hfpath;
+
 	/* pvm_start_pvmd starts the pvmd installed with this console (not
-	 * one $PVM_ROOT may name) and says PvmDupHost when one is running. */
+	 * one $PVM_ROOT may name) and says PvmDupHost when one is running:
+	 * then, as with the reference, the arguments (the hostfile too) are
+	 * not used. */
 	int cc = CONS_QUIET(pvm_start_pvmd(argc, argv, 1));
 	if (cc == PvmDupHost) {
 		printf("pvmd already running.\n");
@@ -110,9 +72,7 @@ void rc_attach(int argc, char **argv)
 	}
 	/* Like the reference's console, a reset spares us. */
 	CONS_QUIET(pvm_setopt(PvmNoReset, 1));
-	const char *hf = find_hostfile(argc, argv);
-	if (hf && cons.started)
-		add_hostfile(hf);
+	hostwatch_start();
 }
 
 /* Runs one rc file; returns 1 if it existed. */

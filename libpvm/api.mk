@@ -1,5 +1,5 @@
 # API layer sources (libpvm/api): the entry points that talk to the pvmd
-# (tasks, spawn, notify, contexts, options), the other exported names of
+# (tasks, spawn, notify, contexts, options, hosts), the other exported names of
 # PVM 3.4.6, and those whose feature a later issue delivers (later.c).
 lpvm_api_sources += \
 	libpvm/api/api.h libpvm/api/call.c \
@@ -7,5 +7,5 @@ lpvm_api_sources += \
 	libpvm/api/context.c libpvm/api/taskctl.c \
 	libpvm/api/spawn.c libpvm/api/export.c libpvm/api/start.c \
 	libpvm/api/catchout.c libpvm/api/compat.c libpvm/api/later.c \
-	libpvm/api/mbox.c libpvm/api/mhf.c \
+	libpvm/api/mbox.c libpvm/api/mhf.c libpvm/api/hosts.c \
 	libpvm/api/private.c libpvm/lpvm_priv.h

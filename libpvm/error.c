@@ -11,7 +11,8 @@
 int pvm_errno = 0;
 
 /* Indexed by -code; 37 entries like PVM 3.4.6 (programs may link the array
- * by copy relocation, so its size matters). */
+ * by copy relocation, so its size matters).  The texts are the
+ * reference's, word for word: consoles and programs print them. */
 char *pvm_errlist[37] = {
 	"Error 0",
 	"Error 1",
@@ -46,10 +47,10 @@ char *pvm_errlist[37] = {
 	"Already in progress",
 	"No such task",
 	"Not Found",
-	"Already exists",
-	"Hoster run on non-master host",
-	"Spawning parent set PvmNoSpawnParent",
-	"Master Host IP is Loopback",
+	"Already Exists",
+	"Hoster must run on master host",
+	"Spawning parent set PvmNoParent",
+	"Master Host IP Address is Loopback! (See pvm3/Readme)",
 };
 
 int pvm_nerr = 37;

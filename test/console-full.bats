@@ -214,18 +214,7 @@ tids_of() {
 	has "^t +$tid  run\$"
 }
 
-@test "add and delete say the one-host virtual machine cannot change" {
-	skip_if_ref "3.4.6 tries to add hosts"
-	run console "$(printf 'add foo bar\ndelete %s\nadd\n' "$HOSTNAME_")"
-	show
-	[ "$(count '^0 successful$')" -eq 2 ]
-	has '^ +HOST +DTID$'
-	has '^ +HOST  STATUS$'
-	has '^ +foo not added: this virtual machine has one host'
-	has '^ +bar not added: this virtual machine has one host'
-	has "^ +$HOSTNAME_  not deleted: this virtual machine has one host"
-	has '^add: wrong #args$'
-}
+# add, delete and the hostfile argument: test/hosts-api.bats.
 
 @test "spawn ->file writes the job's lines to a new file, ->>file appends, an existing file is kept" {
 	skip_if_ref "3.4.6 refuses ->> on an existing file"
@@ -333,19 +322,6 @@ tids_of() {
 	has '^trace: not available yet'
 	has '^<a>:$'
 	has '^"x" arg to reset not valid$'
-}
-
-@test "pvm hostfile: the pvmd starts, the other hosts are reported as not added" {
-	skip_if_ref "3.4.6 tries to add the hosts"
-	echo halt | t "$CONSOLE" >/dev/null 2>&1 || true
-	wait_until 3 eval '! pvmd_alive' || true
-	printf '# hosts\n%s\nfoo\n* lo=x\n&bar\n' "$HOSTNAME_" >"$TESTTMP/hosts"
-	run t "$CONSOLE" "$TESTTMP/hosts" <<<'conf'
-	show
-	has "hostfile $TESTTMP/hosts: host foo not added: this virtual machine has one host"
-	! has 'host bar'
-	! has "host $HOSTNAME_ "
-	has '^1 host, 1 data format$'
 }
 
 @test "typed under tmux: tab completes commands and spawn programs, history recalls, output is live" {

@@ -80,7 +80,9 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_GS_JOIN] = "TM_GS_JOIN", [WIRE_TM_GS_LEAVE] = "TM_GS_LEAVE",
 	[WIRE_TM_GS_INFO] = "TM_GS_INFO", [WIRE_TM_GS_BARRIER] = "TM_GS_BARRIER",
 	[WIRE_TM_GS_FREEZE] = "TM_GS_FREEZE", [WIRE_TM_GS_LIST] = "TM_GS_LIST",
-	[WIRE_TM_GS_EVENT] = "TM_GS_EVENT",
+	[WIRE_TM_GS_EVENT] = "TM_GS_EVENT", [WIRE_TM_ADDHOST] = "TM_ADDHOST",
+	[WIRE_TM_DELHOST] = "TM_DELHOST", [WIRE_TM_HOSTSYNC] = "TM_HOSTSYNC",
+	[WIRE_TM_ROUTEADDR] = "TM_ROUTEADDR",
 };
 
 void lp_api_debug_call(int code, size_t reqlen, int status)

@@ -20,8 +20,8 @@
  * of its own children; a resource manager gets every task's spawn,
  * config, tasks, notify and addhosts requests as SM_* messages whose
  * bodies man 3 pvm_reg_rm does not describe ("refer to the PVM source
- * code"); a hoster starts pvmds on other hosts, which needs several
- * hosts (issue 7).  Debian does not even ship the header those man pages
+ * code"); a hoster starts pvmds on other hosts in the place of the
+ * master pvmd's own (ssh) hoster, in the same undocumented formats.  Debian does not even ship the header those man pages
  * name (pvmsdpro.h).
  */
 
@@ -41,34 +41,6 @@ int pvm_reg_hoster(void)
 	return LATER("pvm_reg_hoster");
 }
 
-
-/* ---- several hosts (issue 7) ---- */
-
-static void fill(int *infos, int n, int code)
-{
-	for (int i = 0; infos && i < n; i++)
-		infos[i] = code;
-}
-
-int pvm_addhosts(char **hosts, int nhost, int *infos)
-{
-	(void)hosts;
-	fill(infos, nhost, PvmNotImpl);
-	return LATER("pvm_addhosts");
-}
-
-int pvm_delhosts(char **hosts, int nhost, int *infos)
-{
-	(void)hosts;
-	fill(infos, nhost, PvmNotImpl);
-	return LATER("pvm_delhosts");
-}
-
-int pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
-{
-	(void)host, (void)clk, (void)delta;
-	return LATER("pvm_hostsync");
-}
 
 /* ---- tracing (no issue filed yet) ---- */
 

@@ -28,6 +28,14 @@ static struct {
 	size_t len;
 } want;
 static uint32_t lastwid;
+
+/* The next request id: 1 to 0x7fffffff, never bit 31 (a wid with bit 31
+ * belongs to a pvmd, docs/hosts.md), never 0 (no request). */
+static uint32_t next_wid(void)
+{
+	lastwid = lastwid >= 0x7fffffffu ? 1 : lastwid + 1;
+	return lastwid;
+}
 static pid_t enroll_pid;
 
 unsigned lp_gs_epoch;
@@ -71,10 +79,8 @@ static int ctl_write(int code, uint32_t wid, const struct wire_wr *req)
 static int ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
 		    size_t *replylen)
 {
-	if (++lastwid == 0)
-		lastwid = 1;
 	want.code = code;
-	want.wid = lastwid;
+	want.wid = next_wid();
 	want.done = 0;
 	want.data = NULL;
 	int r = ctl_write(code, want.wid, req);
@@ -190,9 +196,7 @@ int lp_ctl_send(int code, const struct wire_wr *req)
 	int r = lp_enroll();
 	if (r < 0)
 		return r;
-	if (++lastwid == 0)
-		lastwid = 1;
-	r = ctl_write(code, lastwid, req);
+	r = ctl_write(code, next_wid(), req);
 	/* push it out now: the pvmd may stop us before our next call */
 	struct lp_conn *c;
 	while (r == 0 && (c = lp_pvmd_conn()) && lp_conn_pending(c))
