@@ -6,8 +6,10 @@
  * holding pvmd.sock (the pvmd's Unix socket), pvmd.lock (flock'ed by the live
  * pvmd for its whole life, so a stale directory left by a crashed pvmd is
  * recognised by the lock being free), pvmd.pid, pvmd.log, and t<tid>.sock,
- * the direct-route socket of each task that accepts direct routes, and
- * groups.shm, the groups' barrier slots (gshm.h).
+ * the direct-route socket of each task that accepts direct routes,
+ * groups.shm, the groups' barrier slots (gshm.h), and secret, the virtual
+ * machine's shared secret (mode 0600, 64 hex digits; auth.h) that pvmds and
+ * tasks of other hosts must prove they know.
  */
 #ifndef PVM_VMDIR_H
 #define PVM_VMDIR_H
@@ -18,6 +20,7 @@
 #define VMDIR_LOCK "pvmd.lock"
 #define VMDIR_PID "pvmd.pid"
 #define VMDIR_LOG "pvmd.log"
+#define VMDIR_SECRET "secret"
 
 /* Writes the directory's path.  Returns 0, or -1 if PVM_VMID holds
  * characters other than letters, digits, '.', '_' and '-' or the path does

@@ -46,6 +46,12 @@ test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
 
+# C unit tests of test/unit: need no pvmd, print TAP; test/run.sh runs
+# every test/unit/*_test program built here.
+check_PROGRAMS += test/unit/auth_test
+test_unit_auth_test_SOURCES = test/unit/auth_test.c test/unit/tap.h
+test_unit_auth_test_LDADD = proto/libwire.la
+
 # The suite: every test/*.bats file and the TAP unit programs, one summary
 # line at the end (test/run.sh).  Binaries are found through these paths.
 check-local: $(check_PROGRAMS) $(bin_PROGRAMS)

@@ -52,8 +52,9 @@ filter=()
 # they test our library only, so not in a run against the reference.
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
-		"$abs_top_builddir"/libpvm/pack/xdr_test; do
-		[ -x "$prog" ] || continue
+		"$abs_top_builddir"/libpvm/pack/xdr_test \
+		"$abs_top_builddir"/test/unit/*_test; do
+		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"
 		count_tap "$(basename "$prog")" "${PIPESTATUS[0]}"

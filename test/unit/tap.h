@@ -1,0 +1,37 @@
+/*
+ * tap.h - TAP output for the C unit tests of test/unit (run by
+ * test/run.sh): ok() prints "ok N - ..." or "not ok N - ...", tap_done()
+ * prints the plan and gives the exit status.
+ */
+#ifndef PVM_TEST_TAP_H
+#define PVM_TEST_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int ntest, nfail;
+
+__attribute__((format(printf, 2, 3)))
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+/* The plan at the end ("1..N"), as TAP allows; 0 if all passed. */
+static int tap_done(void)
+{
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
+
+#endif /* PVM_TEST_TAP_H */
