@@ -9,6 +9,7 @@ listens; the task must close every forged connection:
   garbage   random bytes
   bigframe  a control frame header announcing 1 MiB
   data      an ordinary data frame instead of DM_HELLO
+  wrongtask a DM_HELLO addressed to another tid
   badmac    a proper DM_HELLO (the task's answer is checked with the real
             secret), then DM_AUTH with a wrong MAC: no reply, closed
   badhello  the whole exchange with the right secret (DM_AUTH answered 0),
@@ -148,6 +149,14 @@ def main():
     print("data: " + ("closed" if ok else "open"))
     if not ok:
         fail("data frame before the handshake: connection left open")
+    s.close()
+
+    s = conn(port)
+    s.sendall(ctrl(DM_HELLO, i32(WIRE_VERSION) + i32(me) + blob(os.urandom(32)), tid + 1, me))
+    ok = closed(s)
+    print("wrongtask: " + ("closed" if ok else "open or answered"))
+    if not ok:
+        fail("DM_HELLO for another task: not closed at once")
     s.close()
 
     s = conn(port)

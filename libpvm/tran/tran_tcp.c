@@ -213,7 +213,8 @@ static const char *in_frame(struct tcp_in *t)
 			wire_wr_free(&w);
 			return "protocol version";
 		}
-		if (!lp_tcp_tid_ok(t->peer) || h->src != t->peer) {
+		if (!lp_tcp_tid_ok(t->peer) || h->src != t->peer ||
+		    h->dst != lp.mytid) {
 			wire_wr_free(&w);
 			return "bad tid";
 		}
@@ -610,6 +611,10 @@ int lp_tcp_connect(int tid)
 	for (o = outs; o && o->tid != tid; o = o->next)
 		;
 	if (!o) {
+		static int told;
+		if (!have_secret && !told++)
+			debug("no VM secret: direct routes over TCP (t%x) go "
+			      "through the pvmd", tid);
 		if (!have_secret || lp_ctl_busy() || !(o = out_start(tid)))
 			return -1;
 		/* a peer in the library answers at once: wait a little so
