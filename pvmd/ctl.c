@@ -95,8 +95,18 @@ static int tm_connect(struct pvmd *d, struct conn *c,
 	int spawn_tid = wire_rd_i32(r);
 	char *aout = wire_rd_strdup(r);
 	free(aout); /* the pvmd knows spawned tasks' names itself */
+	/* since issue 7: i32 tcp_port of the task's direct-route listener
+	 * (0: none); older tasks end the request before it */
+	int tcp_port = 0;
+	if (!r->err && r->left > 0)
+		tcp_port = wire_rd_i32(r);
 	if (!complete(r))
 		return -1;
+	if (tcp_port < 0 || tcp_port > 65535) {
+		plog(PL_ERR, "pid %d: TM_CONNECT with TCP port %d",
+		     (int)conn_peer_pid(c), tcp_port);
+		return -1;
+	}
 
 	pid_t peer = conn_peer_pid(c);
 	if (version != WIRE_VERSION) {
@@ -129,6 +139,7 @@ static int tm_connect(struct pvmd *d, struct conn *c,
 		}
 		t->pid = peer;
 	}
+	t->tcp_port = tcp_port;
 	task_attach(d, t, c);
 	plog(PL_INFO, "t%x enrolled (pid %d%s%s)", t->tid, (int)peer,
 	     *t->aout ? ", " : "", t->aout);
@@ -421,6 +432,9 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	      struct wire_rd *r);
 int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	      struct wire_rd *r);
+/* TM_ROUTEADDR: ctl_route.c. */
+int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
 
 static const struct {
 	const char *name;
@@ -454,6 +468,7 @@ static const struct {
 	[WIRE_TM_ADDHOST] = { "TM_ADDHOST", ctl_addhost },
 	[WIRE_TM_DELHOST] = { "TM_DELHOST", ctl_delhost },
 	[WIRE_TM_HOSTSYNC] = { "TM_HOSTSYNC", ctl_hostsync },
+	[WIRE_TM_ROUTEADDR] = { "TM_ROUTEADDR", ctl_routeaddr },
 };
 
 /* Requests another pvmd may send on a task's behalf (docs/hosts.md). */

@@ -8,7 +8,7 @@ pvmd_pvmd_SOURCES = \
 	pvmd/log.c pvmd/log.h \
 	pvmd/conn.c pvmd/conn.h \
 	pvmd/task.c \
-	pvmd/ctl.c pvmd/ctl_spawn.c \
+	pvmd/ctl.c pvmd/ctl_spawn.c pvmd/ctl_route.c \
 	pvmd/spawn.c \
 	pvmd/output.c \
 	pvmd/notify.c \

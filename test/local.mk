@@ -4,7 +4,7 @@
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
-	test/progs/pt_shm test/progs/pt_hosts
+	test/progs/pt_shm test/progs/pt_hosts test/progs/pt_tcp
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -46,6 +46,10 @@ test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_hosts_SOURCES = test/progs/pt_hosts.c test/progs/tcommon.h
 test_progs_pt_hosts_LDADD = libpvm/libpvm3.la
 test_progs_pt_hosts_LDFLAGS = $(test_progs_ldflags)
+# pt_tcp: direct routes over TCP (direct-tcp.bats).
+test_progs_pt_tcp_SOURCES = test/progs/pt_tcp.c test/progs/tcommon.h
+test_progs_pt_tcp_LDADD = libpvm/libpvm3.la
+test_progs_pt_tcp_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)

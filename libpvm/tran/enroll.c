@@ -57,6 +57,11 @@ void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
 	free(data); /* a reply nobody waits for any more, or an unknown event */
 }
 
+int lp_ctl_busy(void)
+{
+	return want.wid != 0;
+}
+
 static int ctl_write(int code, uint32_t wid, const struct wire_wr *req)
 {
 	struct lp_conn *c = lp_pvmd_conn();
@@ -161,6 +166,7 @@ int lp_enroll(void)
 	wire_wr_i32(&w, (int32_t)getpid());
 	wire_wr_i32(&w, spawn_tid);
 	wire_wr_str(&w, st ? program_invocation_short_name : "");
+	wire_wr_i32(&w, lp_tcp_listen_open()); /* 0: no TCP direct routes */
 	uint8_t *rep = NULL;
 	size_t replen = 0;
 	int r = ctl_call(WIRE_TM_CONNECT, &w, &rep, &replen);

@@ -53,6 +53,28 @@ extern int lp_pvmd_lost;
 /* Whether the process at the other end of a Unix socket runs as our uid. */
 int lp_peer_is_us(int fd);
 
+/* ---- direct routes over TCP (tran_tcp.c), part of lp_tran_direct ---- */
+
+/* Before TM_CONNECT: loads the VM secret and opens the TCP listener.
+ * Returns its port, or 0 when the task accepts no TCP direct routes. */
+int lp_tcp_listen_open(void);
+/* After enrollment: starts accepting on it. */
+void lp_tcp_start(void);
+/* Whether a direct route to `tid` goes over TCP: another host, or
+ * PVM_DIRECT_TCP=1 (a test option). */
+int lp_tcp_wanted(int tid);
+/* Whether `tid` may open a TCP direct route to us (its hello). */
+int lp_tcp_tid_ok(int tid);
+/* An authenticated socket to `tid`, or -1: none (yet); then the pvmd
+ * route is used and the handshake may finish in the background. */
+int lp_tcp_connect(int tid);
+/* Closes the listener and every handshake in progress. */
+void lp_tcp_fini(void);
+/* tran_direct.c: an accepted socket has authenticated as task `tid`. */
+void lp_direct_adopt(int fd, int tid);
+/* enroll.c: whether a control call waits for its reply now. */
+int lp_ctl_busy(void);
+
 /* ---- per-peer state (route.c) ---- */
 
 enum lp_route_state { LP_ROUTE_UNKNOWN, LP_ROUTE_SET };

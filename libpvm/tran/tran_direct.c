@@ -8,11 +8,17 @@
  * side checks the peer's uid and the tid, then takes that peer's frames.
  * A connection carries messages one way: from the connecting task to the
  * listening one.  Order across routes is kept by the seq numbers.
+ *
+ * To a task of another host (or with PVM_DIRECT_TCP=1 to any), the
+ * connection is a TCP socket that tran_tcp.c has connected or accepted
+ * and authenticated (the VM secret instead of SO_PEERCRED); from the
+ * hello on it is handled here exactly as a Unix one.
  */
 #define _GNU_SOURCE
 #include "tran.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +40,9 @@ struct dconn {
 	struct lp_conn *c;
 };
 static struct dconn *dconns;
+
+/* c->what of TCP connections (compared by address) */
+static const char what_tcp[] = "direct-tcp";
 
 static void forget(struct lp_conn *c)
 {
@@ -74,7 +83,12 @@ static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
 		int ok = (m->h.flags & WIRE_F_CTRL) && m->h.tag == WIRE_TM_CONNECT;
 		wire_rd_init(&r, m->ctl, m->ctllen);
 		int ver = wire_rd_i32(&r), tid = wire_rd_i32(&r);
-		ok = ok && !r.err && ver == WIRE_VERSION && tid_sane(tid) &&
+		/* TCP: the task that authenticated (owner), of another host */
+		int sane = c->what == what_tcp
+				   ? lp_tcp_tid_ok(tid) &&
+					     tid == (int)(intptr_t)c->owner
+				   : tid_sane(tid);
+		ok = ok && !r.err && ver == WIRE_VERSION && sane &&
 		     m->h.src == tid && m->h.dst == lp.mytid;
 		free(m->ctl);
 		if (m->buf)
@@ -136,6 +150,16 @@ static void listen_ready(struct lp_pollable *p, short revents)
 	}
 }
 
+void lp_direct_adopt(int fd, int tid)
+{
+	struct lp_conn *c = lp_conn_new(fd, what_tcp, direct_msg, in_closed,
+					(void *)(intptr_t)tid);
+	if (c && remember(c) < 0) {
+		c->on_close = NULL;
+		lp_conn_close(c);
+	}
+}
+
 static void unlink_at_exit(void)
 {
 	if (lpath[0] && getpid() == lpid)
@@ -149,6 +173,7 @@ static int direct_init(void)
 
 	if (lp.route == PvmDontRoute || lfd >= 0)
 		return 0; /* we may still connect out */
+	lp_tcp_start();
 	if (vmdir_task_sock(sa.sun_path, sizeof sa.sun_path, lp.mytid) < 0)
 		return 0;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -172,23 +197,34 @@ static int direct_init(void)
 	return 0;
 }
 
-static void *direct_reach(int tid)
+/* A Unix socket connected to the listener of `tid` (same host), or -1. */
+static int unix_connect(int tid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
 	if (!tid_sane(tid) ||
 	    vmdir_task_sock(sa.sun_path, sizeof sa.sun_path, tid) < 0)
-		return NULL;
+		return -1;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return NULL;
+		return -1;
 	/* nonblocking: a full backlog gives EAGAIN and we use the pvmd */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
 	    !lp_peer_is_us(fd)) {
 		close(fd);
-		return NULL;
+		return -1;
 	}
-	struct lp_conn *c = lp_conn_new(fd, "direct", direct_msg, out_closed, NULL);
+	return fd;
+}
+
+static void *direct_reach(int tid)
+{
+	int tcp = lp_tcp_wanted(tid);
+	int fd = tcp ? lp_tcp_connect(tid) : unix_connect(tid);
+	if (fd < 0)
+		return NULL;
+	struct lp_conn *c = lp_conn_new(fd, tcp ? what_tcp : "direct",
+					direct_msg, out_closed, NULL);
 	if (!c)
 		return NULL;
 	c->peer = tid;
@@ -231,6 +267,7 @@ static int direct_pending(void *ep)
 
 static void direct_fini(void)
 {
+	lp_tcp_fini();
 	while (dconns) {
 		struct dconn *d = dconns;
 		dconns = d->next;

@@ -1,0 +1,665 @@
+/*
+ * tran_tcp.c - the TCP side of direct routes: tasks of different hosts
+ * (docs/protocol.md "Direct routes", docs/hosts.md "Authentication").
+ *
+ * A task that accepts direct routes also listens on a TCP port (any
+ * address, the kernel's choice) from enrollment on and tells its pvmd the
+ * port in TM_CONNECT.  A task routing directly to a task of another host
+ * asks its pvmd for the peer's "ip:port" (TM_ROUTEADDR), connects, and
+ * both prove they know the virtual machine's secret (the file `secret` in
+ * the VM directory) with the pvmds' DM_HELLO / DM_AUTH exchange, labels
+ * "task-acceptor" and "task-connector".  Then the socket is handed to
+ * tran_direct.c and carries the hello and the messages exactly as a Unix
+ * direct connection does.
+ *
+ * Nothing here blocks for long: the acceptor runs the handshake as a
+ * small state machine in lp_progress(); the connector waits at most
+ * START_WAIT_MS for it when it starts one, and otherwise finishes it in
+ * the background while messages go through the pvmd (sequence numbers
+ * keep the order when the route switches).  Handshake frames are small
+ * control frames, read exactly (never past the frame), so that what
+ * follows is left to the ordinary connection reader.
+ */
+#define _GNU_SOURCE
+#include "tran.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "lpvm.h"
+#include "vmdir.h"
+
+#define HS_MAX_PAYLOAD 128   /* largest handshake frame accepted */
+#define HS_TIMEOUT_MS 10000  /* a handshake not done by then is dropped */
+#define HS_MAX_PENDING 16    /* accepted connections still in handshake */
+#define START_WAIT_MS 100    /* the connector's wait when it starts one */
+
+static uint8_t secret[AUTH_SECRET_LEN];
+static int have_secret;
+static int force_tcp; /* PVM_DIRECT_TCP=1: TCP also within one host */
+static int lfd = -1;
+static struct lp_pollable lpl;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void debug(const char *fmt, ...)
+{
+	if (lp.debugmask) {
+		va_list ap;
+		va_start(ap, fmt);
+		fprintf(stderr, "libpvm [t%x]: ", (unsigned)lp.mytid);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+}
+
+int lp_tcp_wanted(int tid)
+{
+	return force_tcp ||
+	       ((tid ^ lp.mytid) & WIRE_TID_HOST_MASK) != 0;
+}
+
+int lp_tcp_tid_ok(int tid)
+{
+	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
+	       (tid & WIRE_TID_TASK_MASK) != 0 &&
+	       (tid & WIRE_TID_HOST_MASK) != 0 && tid != lp.mytid &&
+	       lp_tcp_wanted(tid);
+}
+
+/* ---- handshake frames ---- */
+
+struct hs {
+	int fd;
+	size_t got;
+	struct wire_hdr h;
+	uint8_t buf[WIRE_HDR_SIZE + HS_MAX_PAYLOAD];
+};
+
+/* Reads one control frame, never past its end.  Returns 1 when it is
+ * complete in s->buf (payload at WIRE_HDR_SIZE, s->h.len bytes), 0 when
+ * more must come, -1 on EOF, error or a frame that is no handshake. */
+static int hs_read(struct hs *s)
+{
+	for (;;) {
+		size_t need = WIRE_HDR_SIZE + (s->got >= WIRE_HDR_SIZE ? s->h.len : 0);
+		if (s->got == need && s->got >= WIRE_HDR_SIZE)
+			return 1;
+		ssize_t n = recv(s->fd, s->buf + s->got, need - s->got,
+				 MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		size_t before = s->got;
+		s->got += (size_t)n;
+		if (before < WIRE_HDR_SIZE && s->got == WIRE_HDR_SIZE &&
+		    (wire_hdr_decode(s->buf, &s->h, HS_MAX_PAYLOAD) < 0 ||
+		     !(s->h.flags & WIRE_F_CTRL)))
+			return -1;
+	}
+}
+
+/* Writes one control frame whole (a fresh socket has room for it). */
+static int hs_write(int fd, int tag, int reply, int dst,
+		    const struct wire_wr *w)
+{
+	uint8_t frame[WIRE_HDR_SIZE + HS_MAX_PAYLOAD];
+	if (w->err || w->len > HS_MAX_PAYLOAD)
+		return -1;
+	struct wire_hdr h = {
+		.len = (uint32_t)w->len,
+		.flags = WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL |
+			 (reply ? WIRE_F_REPLY : 0),
+		.dst = dst, .src = lp.mytid, .tag = tag, .total = w->len,
+	};
+	wire_hdr_encode(&h, frame);
+	memcpy(frame + WIRE_HDR_SIZE, w->buf, w->len);
+	size_t len = WIRE_HDR_SIZE + w->len;
+	ssize_t n;
+	do
+		n = send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Reads the 32 bytes of a nonce or mac. */
+static int rd_32(struct wire_rd *r, uint8_t out[32])
+{
+	size_t n;
+	const uint8_t *p = wire_rd_bytes(r, &n);
+	if (!p || n != 32)
+		return -1;
+	memcpy(out, p, 32);
+	return 0;
+}
+
+static void tune(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* ---- accepting side ---- */
+
+enum { IN_HELLO, IN_AUTH };
+
+struct tcp_in {
+	struct tcp_in *next;
+	struct hs s;
+	int state;
+	int peer; /* the tid its DM_HELLO named */
+	int64_t deadline;
+	uint8_t nc[AUTH_NONCE_LEN], na[AUTH_NONCE_LEN];
+	struct lp_pollable pl;
+};
+static struct tcp_in *ins;
+static int nins;
+
+static void in_drop(struct tcp_in *t, const char *why)
+{
+	for (struct tcp_in **pp = &ins; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	nins--;
+	lp_poll_del(&t->pl);
+	if (why) {
+		close(t->s.fd);
+		debug("TCP direct connection (t%x) refused: %s", t->peer, why);
+	}
+	free(t);
+}
+
+static const char *in_frame(struct tcp_in *t)
+{
+	struct wire_rd r;
+	struct wire_wr w;
+	const struct wire_hdr *h = &t->s.h;
+	wire_rd_init(&r, t->s.buf + WIRE_HDR_SIZE, h->len);
+	if (t->state == IN_HELLO) {
+		if (h->tag != WIRE_DM_HELLO || (h->flags & WIRE_F_REPLY))
+			return "not a DM_HELLO";
+		int ver = wire_rd_i32(&r);
+		t->peer = wire_rd_i32(&r);
+		if (rd_32(&r, t->nc) < 0 || r.left != 0)
+			return "malformed DM_HELLO";
+		wire_wr_init(&w);
+		if (ver != WIRE_VERSION) {
+			wire_wr_i32(&w, PvmBadVersion);
+			hs_write(t->s.fd, WIRE_DM_HELLO, 1, t->peer, &w);
+			wire_wr_free(&w);
+			return "protocol version";
+		}
+		if (!lp_tcp_tid_ok(t->peer) || h->src != t->peer ||
+		    h->dst != lp.mytid) {
+			wire_wr_free(&w);
+			return "bad tid";
+		}
+		uint8_t mac[AUTH_MAC_LEN];
+		if (auth_random(t->na, sizeof t->na) < 0) {
+			wire_wr_free(&w);
+			return "no random bytes";
+		}
+		auth_mac(secret, "task-acceptor", t->nc, t->na, mac);
+		wire_wr_i32(&w, 0);
+		wire_wr_i32(&w, lp.mytid);
+		wire_wr_bytes(&w, t->na, sizeof t->na);
+		wire_wr_bytes(&w, mac, sizeof mac);
+		int e = hs_write(t->s.fd, WIRE_DM_HELLO, 1, t->peer, &w);
+		wire_wr_free(&w);
+		if (e < 0)
+			return "write failed";
+		t->state = IN_AUTH;
+		t->s.got = 0;
+		return NULL;
+	}
+	uint8_t got[AUTH_MAC_LEN], want[AUTH_MAC_LEN];
+	if (h->tag != WIRE_DM_AUTH || (h->flags & WIRE_F_REPLY) ||
+	    h->src != t->peer)
+		return "not a DM_AUTH";
+	if (rd_32(&r, got) < 0 || r.left != 0)
+		return "malformed DM_AUTH";
+	auth_mac(secret, "task-connector", t->nc, t->na, want);
+	if (!auth_mac_equal(got, want))
+		return "wrong secret";
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	int e = hs_write(t->s.fd, WIRE_DM_AUTH, 1, t->peer, &w);
+	wire_wr_free(&w);
+	if (e < 0)
+		return "write failed";
+	/* authenticated: the hello and messages follow (tran_direct.c) */
+	int fd = t->s.fd, peer = t->peer;
+	in_drop(t, NULL);
+	debug("TCP direct connection from t%x accepted", peer);
+	lp_direct_adopt(fd, peer);
+	return NULL;
+}
+
+static short in_events(struct lp_pollable *p)
+{
+	(void)p;
+	return POLLIN;
+}
+
+static void in_ready(struct lp_pollable *p, short revents)
+{
+	struct tcp_in *t = p->arg;
+	(void)revents;
+	int r = hs_read(&t->s);
+	if (r < 0) {
+		in_drop(t, "closed or malformed frame");
+		return;
+	}
+	if (r == 0)
+		return;
+	const char *why = in_frame(t);
+	if (why)
+		in_drop(t, why);
+}
+
+/* Drops handshakes past their time, and the oldest when too many wait
+ * (a peer that connects and says nothing costs one fd for a while). */
+static void in_expire(int room)
+{
+	int64_t now = now_ms();
+	struct tcp_in *t = ins, *next;
+	for (; t; t = next) {
+		next = t->next;
+		if (now >= t->deadline)
+			in_drop(t, "timeout");
+	}
+	while (room && nins >= HS_MAX_PENDING) {
+		struct tcp_in *old = ins;
+		while (old->next)
+			old = old->next; /* new ones are added in front */
+		in_drop(old, "too many handshakes");
+	}
+}
+
+static short listen_events(struct lp_pollable *p)
+{
+	(void)p;
+	return POLLIN;
+}
+
+static void listen_ready(struct lp_pollable *p, short revents)
+{
+	(void)p;
+	(void)revents;
+	in_expire(0);
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		in_expire(1);
+		struct tcp_in *t = calloc(1, sizeof *t);
+		if (!t) {
+			close(fd);
+			continue;
+		}
+		tune(fd);
+		t->s.fd = fd;
+		t->state = IN_HELLO;
+		t->deadline = now_ms() + HS_TIMEOUT_MS;
+		t->pl.fd = fd;
+		t->pl.events = in_events;
+		t->pl.ready = in_ready;
+		t->pl.arg = t;
+		t->next = ins;
+		ins = t;
+		nins++;
+		lp_poll_add(&t->pl);
+	}
+}
+
+static int listen_on(int family)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	memset(&ss, 0, sizeof ss);
+	if (family == AF_INET6) {
+		int off = 0; /* IPv4 too */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_any;
+		len = sizeof *a;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_ANY);
+		len = sizeof *a;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    listen(fd, SOMAXCONN) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int lp_tcp_listen_open(void)
+{
+	char path[600];
+	const char *e = getenv("PVM_DIRECT_TCP");
+	force_tcp = e && !strcmp(e, "1");
+	if (lfd >= 0)
+		lp_tcp_fini();
+	have_secret = vmdir_file(path, sizeof path, VMDIR_SECRET) == 0 &&
+		      auth_secret_load(path, secret) == 0;
+	if (!have_secret) {
+		debug("no VM secret (%s): no direct routes over TCP", path);
+		return 0;
+	}
+	if (lp.route == PvmDontRoute)
+		return 0;
+	int fd = listen_on(AF_INET6);
+	if (fd < 0)
+		fd = listen_on(AF_INET);
+	if (fd < 0)
+		return 0;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		close(fd);
+		return 0;
+	}
+	lfd = fd;
+	return ntohs(ss.ss_family == AF_INET6
+			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			     : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+void lp_tcp_start(void)
+{
+	if (lfd < 0 || lpl.registered)
+		return;
+	lpl.fd = lfd;
+	lpl.events = listen_events;
+	lpl.ready = listen_ready;
+	lp_poll_add(&lpl);
+}
+
+/* ---- connecting side ---- */
+
+enum { OUT_CONNECTING, OUT_HELLO, OUT_AUTH, OUT_DONE, OUT_FAILED };
+
+struct tcp_out {
+	struct tcp_out *next;
+	int tid;
+	int state;
+	int64_t deadline;
+	struct hs s;
+	uint8_t nc[AUTH_NONCE_LEN], na[AUTH_NONCE_LEN];
+	struct lp_pollable pl;
+};
+static struct tcp_out *outs;
+
+static void out_free(struct tcp_out *o, int closefd)
+{
+	for (struct tcp_out **pp = &outs; *pp; pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			break;
+		}
+	lp_poll_del(&o->pl);
+	if (closefd && o->s.fd >= 0)
+		close(o->s.fd);
+	free(o);
+}
+
+/* One step of the connector's handshake, as far as it goes without
+ * waiting.  Sets o->state. */
+static void out_step(struct tcp_out *o)
+{
+	struct wire_wr w;
+	struct wire_rd r;
+	int e;
+
+	if (o->state == OUT_CONNECTING) {
+		struct pollfd pf = {.fd = o->s.fd, .events = POLLOUT};
+		if (poll(&pf, 1, 0) <= 0)
+			return;
+		socklen_t len = sizeof e;
+		if (getsockopt(o->s.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 ||
+		    e != 0 || auth_random(o->nc, sizeof o->nc) < 0) {
+			o->state = OUT_FAILED;
+			return;
+		}
+		wire_wr_init(&w);
+		wire_wr_i32(&w, WIRE_VERSION);
+		wire_wr_i32(&w, lp.mytid);
+		wire_wr_bytes(&w, o->nc, sizeof o->nc);
+		e = hs_write(o->s.fd, WIRE_DM_HELLO, 0, o->tid, &w);
+		wire_wr_free(&w);
+		o->state = e < 0 ? OUT_FAILED : OUT_HELLO;
+		return;
+	}
+	if (o->state != OUT_HELLO && o->state != OUT_AUTH)
+		return;
+	e = hs_read(&o->s);
+	if (e <= 0) {
+		if (e < 0)
+			o->state = OUT_FAILED;
+		return;
+	}
+	const struct wire_hdr *h = &o->s.h;
+	wire_rd_init(&r, o->s.buf + WIRE_HDR_SIZE, h->len);
+	int tag = o->state == OUT_HELLO ? WIRE_DM_HELLO : WIRE_DM_AUTH;
+	int status = wire_rd_i32(&r);
+	if (h->tag != tag || !(h->flags & WIRE_F_REPLY) || r.err ||
+	    status != 0 || h->src != o->tid || h->dst != lp.mytid) {
+		o->state = OUT_FAILED;
+		return;
+	}
+	if (o->state == OUT_AUTH) {
+		o->state = r.left == 0 ? OUT_DONE : OUT_FAILED;
+		return;
+	}
+	uint8_t got[AUTH_MAC_LEN], want[AUTH_MAC_LEN];
+	int tid = wire_rd_i32(&r);
+	if (rd_32(&r, o->na) < 0 || rd_32(&r, got) < 0 || r.left != 0 ||
+	    tid != o->tid) {
+		o->state = OUT_FAILED;
+		return;
+	}
+	auth_mac(secret, "task-acceptor", o->nc, o->na, want);
+	if (!auth_mac_equal(got, want)) {
+		o->state = OUT_FAILED;
+		return;
+	}
+	auth_mac(secret, "task-connector", o->nc, o->na, want);
+	wire_wr_init(&w);
+	wire_wr_bytes(&w, want, sizeof want);
+	e = hs_write(o->s.fd, WIRE_DM_AUTH, 0, o->tid, &w);
+	wire_wr_free(&w);
+	o->state = e < 0 ? OUT_FAILED : OUT_AUTH;
+	o->s.got = 0;
+}
+
+static short out_events(struct lp_pollable *p)
+{
+	struct tcp_out *o = p->arg;
+	return o->state == OUT_CONNECTING ? POLLOUT : POLLIN;
+}
+
+static void out_ready(struct lp_pollable *p, short revents)
+{
+	struct tcp_out *o = p->arg;
+	(void)revents;
+	out_step(o);
+	if (o->state == OUT_FAILED) {
+		debug("TCP direct route to t%x failed", o->tid);
+		out_free(o, 1);
+	} else if (o->state == OUT_DONE) {
+		lp_poll_del(&o->pl); /* waits for the next send to take it */
+	}
+}
+
+/* "ip:port" or "[ip6]:port" to a socket address. */
+static int parse_addr(const char *s, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	char host[80];
+	const char *colon = strrchr(s, ':');
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof host)
+		return -1;
+	const char *h = s;
+	size_t hl = (size_t)(colon - s);
+	if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
+	}
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV};
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai)
+		return -1;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* Asks the pvmd where `tid` listens and starts connecting there. */
+static struct tcp_out *out_start(int tid)
+{
+	struct wire_wr w;
+	uint8_t *rep = NULL;
+	size_t replen = 0;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, tid);
+	int e = lp_ctl_call(WIRE_TM_ROUTEADDR, &w, &rep, &replen);
+	wire_wr_free(&w);
+	if (e < 0)
+		return NULL;
+	struct wire_rd r;
+	wire_rd_init(&r, rep, replen);
+	int status = wire_rd_i32(&r);
+	char *addr = status == 0 ? wire_rd_strdup(&r) : NULL;
+	free(rep);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (!addr || parse_addr(addr, &ss, &len) < 0) {
+		free(addr);
+		return NULL;
+	}
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	struct tcp_out *o = fd >= 0 ? calloc(1, sizeof *o) : NULL;
+	if (!o || (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
+		   errno != EINPROGRESS)) {
+		debug("no TCP direct route to t%x (%s)", tid, addr);
+		free(addr);
+		free(o);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	debug("connecting to t%x at %s", tid, addr);
+	free(addr);
+	tune(fd);
+	o->tid = tid;
+	o->state = OUT_CONNECTING;
+	o->deadline = now_ms() + HS_TIMEOUT_MS;
+	o->s.fd = fd;
+	o->pl.fd = fd;
+	o->pl.events = out_events;
+	o->pl.ready = out_ready;
+	o->pl.arg = o;
+	o->next = outs;
+	outs = o;
+	lp_poll_add(&o->pl);
+	return o;
+}
+
+int lp_tcp_connect(int tid)
+{
+	struct tcp_out *o;
+	for (o = outs; o && o->tid != tid; o = o->next)
+		;
+	if (!o) {
+		static int told;
+		if (!have_secret && !told++)
+			debug("no VM secret: direct routes over TCP (t%x) go "
+			      "through the pvmd", tid);
+		if (!have_secret || lp_ctl_busy() || !(o = out_start(tid)))
+			return -1;
+		/* a peer in the library answers at once: wait a little so
+		 * that the first message already goes direct */
+		int64_t until = now_ms() + START_WAIT_MS;
+		for (;;) {
+			out_step(o);
+			if (o->state == OUT_DONE || o->state == OUT_FAILED)
+				break;
+			int64_t left = until - now_ms();
+			if (left <= 0)
+				break;
+			struct pollfd pf = {.fd = o->s.fd,
+					    .events = out_events(&o->pl)};
+			poll(&pf, 1, (int)left);
+		}
+	} else {
+		out_step(o);
+	}
+	if (o->state == OUT_DONE) {
+		int fd = o->s.fd;
+		out_free(o, 0);
+		debug("direct route to t%x over TCP", tid);
+		return fd;
+	}
+	if (o->state == OUT_FAILED || now_ms() >= o->deadline) {
+		debug("TCP direct route to t%x failed", tid);
+		out_free(o, 1);
+	}
+	return -1;
+}
+
+void lp_tcp_fini(void)
+{
+	while (ins) {
+		close(ins->s.fd);
+		in_drop(ins, NULL);
+	}
+	while (outs)
+		out_free(outs, 1);
+	if (lfd >= 0) {
+		lp_poll_del(&lpl);
+		close(lfd);
+		lfd = -1;
+	}
+	have_secret = 0;
+	memset(secret, 0, sizeof secret);
+}
