@@ -640,8 +640,8 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 	int no = h->no;
 	if (wire_host_tid(no) == d->hosttid)
 		return;
-	plog(PL_ERR, "host %s (t%x) is gone: %s", h->name, wire_host_tid(no),
-	     why);
+	plog(strcmp(why, "deleted") ? PL_ERR : PL_INFO, "host %s (t%x) is gone: %s",
+	     h->name, wire_host_tid(no), why);
 	int was_up = h->state == HOST_UP;
 	hl.hosts[no] = NULL;
 	for (struct conn *c = d->conns, *next; c; c = next) {

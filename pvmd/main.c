@@ -169,6 +169,13 @@ static void take_lock(struct pvmd *d)
 			  0600);
 	if (d->lock_fd < 0)
 		startup_fail("cannot open %s: %s", d->lockpath, strerror(errno));
+	/* A pvmd started by a master waits a little: the one it replaces
+	 * (the host was just deleted and added again) may still be
+	 * stopping its tasks. */
+	for (int tries = slave ? 30 : 0;
+	     flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
+	     tries > 0; tries--)
+		usleep(100000);
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
 			startup_fail("pvmd already running");
