@@ -15,7 +15,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,11 +379,36 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	return 0;
 }
 
-static int lowest_free_no(void)
+/* Host numbers go up from 2 as hosts are added (a deleted host's number
+ * is not given again at once, as the reference does); past the last one
+ * the lowest free number is taken. */
+static int next_no(void)
 {
-	for (int i = 2; i <= HOST_MAX; i++)
-		if (!hl.hosts[i])
-			return i;
+	static int last = 1;
+	for (int i = 0; i < HOST_MAX; i++) {
+		int no = last + 1 + i;
+		if (no > HOST_MAX)
+			no = no - HOST_MAX + 1; /* 2, 3, ... */
+		if (no >= 2 && no <= HOST_MAX && !hl.hosts[no]) {
+			last = no;
+			return no;
+		}
+	}
+	return 0;
+}
+
+/* 1 if `ip` (dotted) is the address of this host or of a host in the
+ * machine or being started. */
+static int known_address(const struct pvmd *d, const char *ip)
+{
+	if (!strcmp(ip, d->ip))
+		return 1;
+	for (int i = 1; i <= HOST_MAX; i++) {
+		const struct host *h = hl.hosts[i];
+		size_t n = strlen(ip);
+		if (h && !strncmp(h->addr, ip, n) && h->addr[n] == ':')
+			return 1;
+	}
 	return 0;
 }
 
@@ -403,8 +430,17 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		plog(PL_ERR, "cannot add host %s: no such host", o->name);
 		return PvmNoHost;
 	}
+	char ip[64];
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip,
+		  sizeof ip);
 	freeaddrinfo(res);
-	int no = lowest_free_no();
+	/* this host, or one already there, under another name */
+	if (known_address(d, ip)) {
+		plog(PL_ERR, "cannot add host %s: %s is already in the machine",
+		     o->name, ip);
+		return PvmDupHost;
+	}
+	int no = next_no();
 	if (!no)
 		return PvmOutOfRes;
 	struct host *h = calloc(1, sizeof *h);
@@ -515,15 +551,22 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct wire_wr w;
 	wire_wr_init(&w);
 	int *res = calloc((size_t)n + 1, sizeof *res);
+	char **names = calloc((size_t)n + 1, sizeof *names);
 	int ok = 0;
-	for (int i = 0; i < n && !r->err; i++) {
+	for (int i = 0; i < n && !r->err && res && names; i++) {
 		char *name = wire_rd_strdup(r);
 		if (!name)
 			break;
+		names[i] = name;
+		int again = 0; /* named earlier in this request (reference) */
+		for (int j = 0; j < i && !again; j++)
+			again = names[j] && !strcmp(names[j], name);
 		struct host *o = host_by_name(name);
 		if (!o && spawn_is_our_host(d, name))
 			o = host_of_tid(d->hosttid);
-		if (!o || o->state != HOST_UP) {
+		if (again) {
+			res[i] = PvmDupHost;
+		} else if (!o || o->state != HOST_UP) {
 			res[i] = PvmNoHost;
 		} else if (wire_host_tid(o->no) == d->hosttid) {
 			res[i] = PvmBadParam; /* not the master itself */
@@ -537,8 +580,10 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			host_lost(d, o, "deleted");
 			ok++;
 		}
-		free(name);
 	}
+	for (int i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 	if (r->err || r->left || !res) {
 		free(res);
 		wire_wr_free(&w);
