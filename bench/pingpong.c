@@ -335,7 +335,8 @@ static void usage(void)
 	fprintf(stderr, "usage: pingpong [-t secs-per-cell] [-n maxreps] [-s partner-path]\n"
 			"                [-r pvmd,direct,default] [-m psend,Raw,InPlace,Default]\n"
 			"                [-z bytes,...] [-q]\n"
-			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n");
+			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n"
+			"environment: PINGPONG_HOST=name spawns the partner on that host\n");
 	exit(2);
 }
 

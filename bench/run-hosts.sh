@@ -138,7 +138,7 @@ wait_h2 ref
 echo "pingpong across two hosts: ours $ours_lib, reference $ref_lib"
 echo "hosts: h1 -> h2, network namespaces on one machine joined by veth pairs" \
 	"on a bridge: loopback-class networking, not a real wire"
-echo "machine: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+echo "date: $(date -u "+%Y-%m-%d %H:%M UTC"); machine: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
 	"$rounds rounds, $secs s per cell and round, at most $maxreps round trips"
 showlog() { # system: the end of its master pvmd's log
 	local f
@@ -168,6 +168,9 @@ for round in $(seq "$rounds"); do
 	echo "round $round done ($(( $(date +%s) - start )) s)"
 done
 
+for sys in ours ref; do # what the programs said on stderr (e.g. a route refused)
+	[ -s "$work/$sys.err" ] && { echo "$sys pingpong's stderr:"; sort "$work/$sys.err" | uniq -c; }
+done
 echo "medians; latency = half round trip; MB/s = 10^6 bytes/s;" \
 	"ours/ref = our speed / the reference's = ref time / our time (>= 1: target met)"
 awk -f "$srcdir/stats.awk" -f "$srcdir/hosts-table.awk" "$work/ours.txt" "$work/ref.txt"
