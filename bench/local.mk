@@ -61,3 +61,11 @@ EXTRA_DIST += bench/run-spawn.sh
 .PHONY: bench-spawn
 bench-spawn: bench/spawn$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-spawn.sh $(abs_top_builddir)
+
+# Issue 7, two hosts: "make bench-hosts" runs pingpong with its partner on
+# another host (test/hosts.bash: network namespaces, needs root), ours
+# against the reference, through the pvmds and direct (bench/run-hosts.sh).
+EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk
+.PHONY: bench-hosts
+bench-hosts: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-hosts.sh $(abs_top_builddir)

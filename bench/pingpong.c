@@ -16,7 +16,9 @@
  * multiples of 4 up to 16 MiB); -q leaves out the header lines.  The route
  * "default" (only when asked for with -r) leaves PvmRoute as the library
  * sets it at start-up in both tasks: the route the library picks by itself.
- * Message buffers are page-aligned.
+ * Message buffers are page-aligned.  With PINGPONG_HOST=name in its
+ * environment the master spawns its partner on that host (PvmTaskHost) and
+ * checks that it runs there (bench/run-hosts.sh: two hosts).
  *
  * For each route (through the pvmds, then PvmRouteDirect), each method
  * (psend/precv, pack+send in PvmDataRaw, PvmDataInPlace and PvmDataDefault)
@@ -215,17 +217,48 @@ static void measure(struct ctx *c, const char *route, int method, int size)
 	fflush(stdout);
 }
 
+/* Dies unless task tid runs on the host named host (pvm_config's name). */
+static void check_partner_host(int tid, const char *host)
+{
+	struct pvmhostinfo *hi;
+	int nhost, narch, cc;
+
+	if ((cc = pvm_config(&nhost, &narch, &hi)) < 0)
+		die("pvm_config", cc);
+	for (int i = 0; i < nhost; i++)
+		if (hi[i].hi_tid == pvm_tidtohost(tid)) {
+			if (strcmp(hi[i].hi_name, host) != 0) {
+				fprintf(stderr, "pingpong: partner t%x runs on %s, not on %s\n", tid,
+					hi[i].hi_name, host);
+				die("partner placement", tid);
+			}
+			return;
+		}
+	fprintf(stderr, "pingpong: partner t%x is on no host of pvm_config\n", tid);
+	die("partner placement", tid);
+}
+
+/* Spawns the partner: anywhere the pvmd likes, or on the host named by
+ * $PINGPONG_HOST (PvmTaskHost), e.g. another host of the virtual machine. */
 static int spawn_partner(const char *path, const char *route)
 {
 	char *argv[] = { "echo", (char *)route, NULL };
+	const char *host = getenv("PINGPONG_HOST");
 	int tid = 0;
-	int n = pvm_spawn((char *)path, argv, PvmTaskDefault, "", 1, &tid);
+	int n;
 
+	if (host && *host)
+		n = pvm_spawn((char *)path, argv, PvmTaskHost, (char *)host, 1, &tid);
+	else
+		n = pvm_spawn((char *)path, argv, PvmTaskDefault, "", 1, &tid);
 	if (n != 1) {
-		fprintf(stderr, "pingpong: cannot spawn %s (%d, tid %d)\n", path, n, tid);
+		fprintf(stderr, "pingpong: cannot spawn %s%s%s (%d, tid %d)\n", path,
+			host && *host ? " on " : "", host && *host ? host : "", n, tid);
 		pvm_exit();
 		exit(1);
 	}
+	if (host && *host)
+		check_partner_host(tid, host);
 	if ((n = pvm_notify(PvmTaskExit, TAG_EXIT, 1, &tid)) < 0)
 		die("pvm_notify", n);
 	/* Wait until it has set its route: the measurement is of the route,
@@ -302,7 +335,8 @@ static void usage(void)
 	fprintf(stderr, "usage: pingpong [-t secs-per-cell] [-n maxreps] [-s partner-path]\n"
 			"                [-r pvmd,direct,default] [-m psend,Raw,InPlace,Default]\n"
 			"                [-z bytes,...] [-q]\n"
-			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n");
+			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n"
+			"environment: PINGPONG_HOST=name spawns the partner on that host\n");
 	exit(2);
 }
 
