@@ -76,6 +76,21 @@ void fbuf_put(struct fbuf *f)
 	}
 }
 
+int fbuf_hold(struct fbuf ***v, size_t *n, size_t *cap, struct fbuf *f)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct fbuf **p = realloc(*v, c * sizeof *p);
+		if (!p)
+			return -1;
+		*v = p;
+		*cap = c;
+	}
+	f->refs++;
+	(*v)[(*n)++] = f;
+	return 0;
+}
+
 struct fbuf *fbuf_frame(const struct wire_hdr *h, const void *payload,
 			size_t len)
 {

@@ -93,19 +93,10 @@ int host_send(struct pvmd *d, struct host *h, struct fbuf *f)
 {
 	if (h->link)
 		return conn_send(d, h->link, f) == 0;
-	if (h->nq == h->capq) {
-		size_t cap = h->capq ? 2 * h->capq : 16;
-		struct fbuf **q = realloc(h->q, cap * sizeof *q);
-		if (!q) {
-			plog(PL_ERR, "out of memory: a frame for host %s lost",
-			     h->name);
-			return 0;
-		}
-		h->q = q;
-		h->capq = cap;
+	if (fbuf_hold(&h->q, &h->nq, &h->capq, f) < 0) {
+		plog(PL_ERR, "out of memory: a frame for host %s lost", h->name);
+		return 0;
 	}
-	f->refs++;
-	h->q[h->nq++] = f;
 	if (!h->connecting && h->state == HOST_UP && *h->addr)
 		host_connect(d, h);
 	return 1;

@@ -136,6 +136,9 @@ struct fbuf {
 
 struct fbuf *fbuf_new(size_t len);
 void fbuf_put(struct fbuf *f);
+/* Appends f (taking a reference) to a growing array of held frames.
+ * Returns 0 or -1 (out of memory; nothing changed). */
+int fbuf_hold(struct fbuf ***v, size_t *n, size_t *cap, struct fbuf *f);
 /* Builds a single-frame message (FIRST|LAST). */
 struct fbuf *fbuf_frame(const struct wire_hdr *h, const void *payload,
 			size_t len);

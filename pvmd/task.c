@@ -130,19 +130,11 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		return conn_send(d, t->conn, f) == 0;
 
 	/* Spawned, not enrolled yet: hold the frame for it. */
-	if (t->npend == t->cappend) {
-		size_t cap = t->cappend ? 2 * t->cappend : 16;
-		struct fbuf **p = realloc(t->pend, cap * sizeof *p);
-		if (!p) {
-			plog(PL_ERR, "t%x: out of memory holding a message for it",
-			     t->tid);
-			return 0;
-		}
-		t->pend = p;
-		t->cappend = cap;
+	if (fbuf_hold(&t->pend, &t->npend, &t->cappend, f) < 0) {
+		plog(PL_ERR, "t%x: out of memory holding a message for it",
+		     t->tid);
+		return 0;
 	}
-	f->refs++;
-	t->pend[t->npend++] = f;
 	return 1;
 }
 
