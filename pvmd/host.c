@@ -599,6 +599,11 @@ void host_link_closed(struct pvmd *d, struct conn *c, const char *why)
 	}
 	if (h->connecting == c)
 		h->connecting = NULL;
+	if (d->halting) {
+		if (h->link == c)
+			h->link = NULL;
+		return; /* every link goes: nothing to tell anyone */
+	}
 	int was_link = h->link == c;
 	if (was_link)
 		h->link = NULL;

@@ -55,6 +55,9 @@ test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
 check_PROGRAMS += test/unit/auth_test
 test_unit_auth_test_SOURCES = test/unit/auth_test.c test/unit/tap.h
 test_unit_auth_test_LDADD = proto/libwire.la
+check_PROGRAMS += test/unit/hostfile_test
+test_unit_hostfile_test_SOURCES = test/unit/hostfile_test.c test/unit/tap.h \
+	pvmd/hostfile.c pvmd/hostfile.h
 
 # The suite: every test/*.bats file and the TAP unit programs, one summary
 # line at the end (test/run.sh).  Binaries are found through these paths.
