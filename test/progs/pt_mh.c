@@ -223,10 +223,21 @@ static void child_group(int par, int total)
 	pvm_lvgroup("mhgrp");
 }
 
+/* The mailbox names of one run: NAME.<parent's tid>, so that the
+ * persistent entry of an earlier run in the same machine is no obstacle. */
+static char *mbname(const char *base, int par)
+{
+	static char buf[4][64];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s.%x", base, (unsigned)par);
+	return buf[k];
+}
+
 static void child_mbox(int par)
 {
 	int res[6] = {0};
-	int b = pvm_recvinfo("mh.a", 0, PvmMboxDefault);
+	int b = pvm_recvinfo(mbname("mh.a", par), 0, PvmMboxDefault);
 	int v[3] = {0};
 	char s[64] = "";
 	if (b > 0) {
@@ -240,7 +251,7 @@ static void child_mbox(int par)
 	pvm_initsend(PvmDataDefault);
 	pvm_pkint(res, 1, 1);
 	pvm_send(par, TAG_GO);
-	b = pvm_recvinfo("mh.b", 0, PvmMboxWaitForInfo);
+	b = pvm_recvinfo(mbname("mh.b", par), 0, PvmMboxWaitForInfo);
 	int w = 0;
 	if (b > 0) {
 		pvm_setrbuf(b);
@@ -251,7 +262,7 @@ static void child_mbox(int par)
 	int mb = pvm_mkbuf(PvmDataDefault), mytid = pvm_mytid();
 	pvm_setsbuf(mb);
 	pvm_pkint(&mytid, 1, 1);
-	res[2] = pvm_putinfo("mh.c", mb, PvmMboxDefault | PvmMboxPersistent);
+	res[2] = pvm_putinfo(mbname("mh.c", par), mb, PvmMboxDefault | PvmMboxPersistent);
 	pvm_initsend(PvmDataDefault);
 	pvm_pkint(res, 3, 1);
 	pvm_send(par, TAG_RES);
@@ -663,13 +674,13 @@ static int group_main(int per)
 
 static int mbox_main(const char *hname)
 {
-	int v[3] = {7, -8, 9}, c = 0;
+	int v[3] = {7, -8, 9}, c = 0, par = pvm_mytid(); /* names carry our tid */
 	int mb = pvm_mkbuf(PvmDataDefault);
 	int old = pvm_setsbuf(mb);
 	pvm_pkint(v, 3, 1);
 	pvm_pkstr("from the first host");
 	pvm_setsbuf(old);
-	EQ(pvm_putinfo("mh.a", mb, PvmMboxDefault), 0);
+	EQ(pvm_putinfo(mbname("mh.a", par), mb, PvmMboxDefault), 0);
 	int n = spawn_on("mbox", PvmTaskHost, hname, 1, &c, NULL);
 	CHECK(n == 1, "spawn on %s: %d t%x", hname, n, (unsigned)c);
 	if (n != 1)
@@ -685,7 +696,7 @@ static int mbox_main(const char *hname)
 	old = pvm_setsbuf(mb);
 	pvm_pkint(&w, 1, 1);
 	pvm_setsbuf(old);
-	EQ(pvm_putinfo("mh.b", mb, PvmMboxDefault), 0);
+	EQ(pvm_putinfo(mbname("mh.b", par), mb, PvmMboxDefault), 0);
 	int res[3] = {0, 0, -1};
 	b = t_recv(c, TAG_RES, WAIT);
 	if (b > 0)
@@ -697,7 +708,7 @@ static int mbox_main(const char *hname)
 	pvm_notify(PvmTaskExit, TAG_TX, 1, &c);
 	t_recv(-1, TAG_TX, WAIT);
 	int who = 0;
-	b = pvm_recvinfo("mh.c", 0, PvmMboxDefault);
+	b = pvm_recvinfo(mbname("mh.c", par), 0, PvmMboxDefault);
 	if (b > 0) {
 		pvm_setrbuf(b);
 		pvm_upkint(&who, 1, 1);
