@@ -337,13 +337,41 @@ mh_tasks_on() {
 	return 1
 }
 
+# mh_stream_bg K HOST SECS NAME: pt_mh stream in the background, its
+# output in $BATS_TEST_TMPDIR/NAME.out, its pid in STREAM_PIDS.
+mh_stream_bg() {
+	on_host_bg "$1" timeout -k 5 "$TMO" "$MH_BIN/pt_mh" stream "$2" "$3" \
+		>"$BATS_TEST_TMPDIR/$4.out" 2>&1
+	STREAM_PIDS+=("$HOSTS_BG_PID")
+	wait_until 30 grep -q '^stream started' "$BATS_TEST_TMPDIR/$4.out"
+}
+
+# mh_stream_wait NAME...: waits for the streams; each must pass.
+mh_stream_wait() {
+	local p st=0 n
+	for p in "${STREAM_PIDS[@]}"; do wait "$p" || st=1; done
+	for n in "$@"; do
+		cat "$BATS_TEST_TMPDIR/$n.out"
+		grep -q ' checks passed, 0 failed' "$BATS_TEST_TMPDIR/$n.out" || st=1
+		grep -E '^stream host ' "$BATS_TEST_TMPDIR/$n.out" | sed 's/^/# /' >&3
+	done
+	return $st
+}
+
 @test "SIGKILL of a remote pvmd: notified at once, survivors unaffected" {
 	mh_start 4
 	mh_notify_bg 1 h3 30
+	# messages flow between the survivors meanwhile, none may be lost:
+	# master-slave and slave-slave
+	STREAM_PIDS=()
+	mh_stream_bg 1 h2 6 s12
+	mh_stream_bg 4 h2 6 s42
+	sleep 1
 	local t0
 	t0=$(epoch_ms)
 	kill -KILL "$(mh_pvmd_pid 3)"
 	mh_notify_wait "$t0"
+	mh_stream_wait s12 s42
 	# a broken connection is noticed at once; generous slack
 	[ "$TX_MS" -lt 8000 ] && [ "$HD_MS" -lt 8000 ]
 	# the orphaned task on h3 goes away
@@ -357,6 +385,9 @@ mh_tasks_on() {
 @test "a host cut off the network: declared dead within the timeout, its pvmd stops its tasks" {
 	mh_start 4
 	mh_notify_bg 1 h4 30
+	STREAM_PIDS=()
+	mh_stream_bg 2 h3 8 s23
+	sleep 1
 	local t0
 	t0=$(epoch_ms)
 	host_cut 4
@@ -372,6 +403,7 @@ mh_tasks_on() {
 	# default host timeout 4 s: within 8 s, and not before the timeout
 	[ "$HD_MS" -lt 8000 ] && [ "$TX_MS" -lt 8000 ]
 	[ "$HD_MS" -ge 3000 ]
+	mh_stream_wait s23
 	# h4's pvmd lost its master: it kills its tasks and exits
 	wait_until 15 mh_no_pvmd 4
 	wait_until 5 eval '! mh_tasks_on 4'

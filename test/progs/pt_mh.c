@@ -6,6 +6,8 @@
  *                          inplace) and psend/precv, sizes 0 .. 1 MiB and
  *                          one 16 MiB per route; each echo checked byte for
  *                          byte: "ok host H route R enc E size S"
+ *   stream HOST SECS       echoes with a partner on HOST for SECS seconds,
+ *                          every one checked: "stream host H rounds N"
  *   spawn N                default placement of N tasks (per-host counts),
  *                          PvmTaskHost, PvmTaskArch, PvmHostCompl,
  *                          pvm_tasks(0) and pvm_tasks(host tid)
@@ -38,6 +40,9 @@
 #define TAG_RES 30    /* a child's findings */
 #define TAG_GO 31
 #define WAIT 60.0     /* seconds any one message may take */
+
+static double msg_wait = WAIT; /* pingall's echo wait (stream: shorter) */
+static int quiet;              /* stream: no line per message */
 
 static const char *const encname[3] = {"default", "raw", "inplace"};
 static const int encval[3] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace};
@@ -346,7 +351,7 @@ static void ping_one(int c, const char *hname, int route, int kind, int e,
 		int r = pvm_psend(c, TAG_DATA, out, size, PVM_BYTE);
 		/* precv has no timeout: wait for arrival with a probe first */
 		double t0 = t_now();
-		while (!pvm_probe(c, TAG_DATA) && t_now() - t0 < WAIT)
+		while (!pvm_probe(c, TAG_DATA) && t_now() - t0 < msg_wait)
 			t_msleep(2);
 		int atid = 0, atag = 0, alen = -1;
 		if (r >= 0 && pvm_probe(c, TAG_DATA) > 0)
@@ -364,7 +369,7 @@ static void ping_one(int c, const char *hname, int route, int kind, int e,
 		pvm_initsend(encval[e]);
 		pl_pack(&p, encval[e] == PvmDataInPlace);
 		int r = pvm_send(c, TAG_DATA);
-		int b = r < 0 ? -1 : t_recv(c, TAG_DATA, WAIT);
+		int b = r < 0 ? -1 : t_recv(c, TAG_DATA, msg_wait);
 		bad = -1;
 		if (b > 0 && pl_unpack(&q, encval[e] == PvmDataInPlace) == 0) {
 			bad = pl_diff(&p, &q);
@@ -374,7 +379,7 @@ static void ping_one(int c, const char *hname, int route, int kind, int e,
 	}
 	CHECK(bad == 0, "host %s route %s enc %s size %d: %s", hname, rname,
 	      ename, size, bad < 0 ? "no or wrong echo" : "data differ");
-	if (bad == 0)
+	if (bad == 0 && !quiet)
 		printf("ok host %s route %s enc %s size %d\n", hname, rname,
 		       ename, size);
 	fflush(stdout);
@@ -415,6 +420,38 @@ static int pingall_main(int big)
 	      nhost - 1);
 	printf("partners %d\n", npart);
 	return t_done("pingall");
+}
+
+/* stream HOST SECS: echoes with a partner on HOST for SECS seconds, all
+ * routes, sizes up to 64 KiB, every one checked (for a test that kills
+ * another host meanwhile: no message between survivors may be lost). */
+static int stream_main(const char *hname, double secs)
+{
+	static const int sizes[] = {0, 8, 4081, 65536};
+	static const int routes[3] = {PvmDontRoute, PvmAllowDirect,
+				      PvmRouteDirect};
+	int c = 0;
+	int n = spawn_on("echo", PvmTaskHost, hname, 1, &c, NULL);
+	CHECK(n == 1, "spawn on %s: %d t%x", hname, n, (unsigned)c);
+	if (n != 1)
+		return t_done("stream");
+	quiet = 1;
+	msg_wait = 15;
+	long rounds = 0;
+	int fails = t_nfail;
+	printf("stream started\n");
+	double t0 = t_now();
+	while (t_now() - t0 < secs && t_nfail == fails) {
+		int k = (int)(rounds % 12);
+		ping_one(c, hname, routes[k % 3], k % 4 == 3, k % 3,
+			 sizes[rounds % 4]);
+		rounds++;
+	}
+	pvm_setopt(PvmRoute, PvmAllowDirect);
+	pvm_initsend(PvmDataDefault);
+	pvm_send(c, TAG_QUIT);
+	printf("stream host %s rounds %ld\n", hname, rounds);
+	return t_done("stream");
 }
 
 /* ---- spawn ---- */
@@ -753,6 +790,8 @@ int main(int argc, char **argv)
 	int r;
 	if (!strcmp(m, "pingall"))
 		r = pingall_main(!(argc > 2 && !strcmp(argv[2], "nobig")));
+	else if (!strcmp(m, "stream") && argc >= 4)
+		r = stream_main(argv[2], atof(argv[3]));
 	else if (!strcmp(m, "spawn"))
 		r = spawn_main(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(m, "notify") && argc >= 4)
