@@ -211,6 +211,40 @@ mh_log() {
 	mh_ok 1 pt_mh pingall nobig
 }
 
+@test "pvm_addhosts and pvm_delhosts: new, unknown, duplicate and unreachable hosts" {
+	mh_start 2
+	host_sshd_stop 4
+	run mh_prog 1 pt_mh addhosts h3 nosuchhost=NoHost h2=DupHost h4=CantStart
+	show
+	host_sshd_start 4
+	[ "$status" -ne 77 ] || skip "pvm_addhosts is not in libpvm yet"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" checks passed, 0 failed"* ]]
+	mh_log 1 | grep -E 'cannot add host h4: .*refused'
+	wait_until 10 mh_no_pvmd 3
+	# a host cut off the network: PvmCantStart after ssh's time-out, the
+	# rest of the machine unaffected meanwhile
+	host_cut 4
+	mh_prog 1 pt_mh addhosts h4=CantStart >"$BATS_TEST_TMPDIR/add.out" 2>&1 &
+	local add=$!
+	mh_ok 2 pt_mh pingall nobig
+	wait "$add" || { cat "$BATS_TEST_TMPDIR/add.out"; false; }
+	grep -E '^add h4: -6 ' "$BATS_TEST_TMPDIR/add.out" | sed 's/^/# /' >&3
+	host_uncut 4
+	[ "$(mh_conf_n)" = 2 ]
+}
+
+@test "pvm_mstat, pvm_hostsync and pvm_archcode from the master and from a slave" {
+	mh_start 4
+	mh_ok 1 pt_mh hostinfo
+	[ "$(printf '%s\n' "$output" | grep -c '^host h[1-4] mstat ok hostsync')" -eq 4 ]
+	mh_ok 3 pt_mh hostinfo
+	if [[ "$output" == *"hostsync: not implemented"* ]]; then
+		skip "pvm_hostsync is not in libpvm yet (mstat and archcode passed)"
+	fi
+	[ "$(printf '%s\n' "$output" | grep -c '^host h[1-4] mstat ok hostsync delta ')" -eq 4 ]
+}
+
 @test "spawn across hosts: default placement, PvmTaskHost, PvmTaskArch, PvmHostCompl, pvm_tasks" {
 	mh_start 4
 	mh_ok 1 pt_mh spawn 10

@@ -19,6 +19,10 @@
  *   group K                K members on every host join a group with us:
  *                          barrier, reduce (ints, doubles), bcast, gather,
  *                          scatter, leave
+ *   hostinfo               pvm_mstat, pvm_hostsync, pvm_archcode of every host
+ *   addhosts NAME[=WANT].. pvm_addhosts (WANT: ok, NoHost, DupHost,
+ *                          CantStart), PvmHostAdd notifies, pvm_delhosts of
+ *                          the added ones, PvmHostDelete; 77: no addhosts
  *   mbox HOST              mailbox between us and a child on HOST: lookup,
  *                          PvmMboxWaitForInfo, a persistent entry
  *   output HOST            pvm_catchout(stdout), a child on HOST prints 3
@@ -707,6 +711,124 @@ static int group_main(int per)
 	return t_done("group");
 }
 
+/* ---- the host table through the API ---- */
+
+/* hostinfo: pvm_mstat, pvm_hostsync, pvm_archcode, pvm_tidtohost for
+ * every host of the machine, from wherever we run. */
+static int hostinfo_main(void)
+{
+	get_hosts();
+	EQ(pvm_mstat("nosuchhost"), PvmNoHost);
+	int ac = pvm_archcode("LINUX64");
+	CHECK(ac > 0, "pvm_archcode(LINUX64) = %d", ac);
+	for (int h = 0; h < nhost; h++) {
+		const char *hn = hosts[h].hi_name;
+		EQ(pvm_mstat((char *)hn), PvmOk);
+		EQ(pvm_tidtohost(hosts[h].hi_tid), hosts[h].hi_tid);
+		CHECK(!strcmp(hosts[h].hi_arch, "LINUX64"), "%s arch %s", hn,
+		      hosts[h].hi_arch);
+		struct timeval clk = {0, 0}, delta = {99, 0};
+		double t0 = t_now();
+		int r = pvm_hostsync(hosts[h].hi_tid, &clk, &delta);
+		double ms = (t_now() - t0) * 1000;
+		if (r == PvmNotImpl) { /* another issue's part of libpvm */
+			printf("host %s mstat ok hostsync: not implemented\n", hn);
+			continue;
+		}
+		EQ(r, 0);
+		/* one clock on this machine: the delta is the transit time */
+		double dd = delta.tv_sec + delta.tv_usec / 1e6;
+		CHECK(dd > -1 && dd < 1 && clk.tv_sec > 1000000000, "%s delta %g clk %ld",
+		      hn, dd, (long)clk.tv_sec);
+		printf("host %s mstat ok hostsync delta %.6f s in %.1f ms\n", hn,
+		       dd, ms);
+	}
+	int bad = pvm_hostsync(0x7ff << 18, NULL, NULL);
+	CHECK(bad < 0, "pvm_hostsync of no host: %d", bad);
+	return t_done("hostinfo");
+}
+
+/* addhosts NAME...: pvm_addhosts of the names (expected results given as
+ * NAME=ok, NAME=NoHost, NAME=DupHost, NAME=CantStart), the PvmHostAdd
+ * notify for the new ones; then pvm_delhosts of the added ones and their
+ * PvmHostDelete notifies.  Exits 77 if libpvm has no pvm_addhosts. */
+static int addhosts_main(int argc, char **argv)
+{
+	int n = argc, *infos = calloc((size_t)n + 1, sizeof *infos);
+	char **names = calloc((size_t)n + 1, sizeof *names);
+	int *want = calloc((size_t)n + 1, sizeof *want);
+	for (int k = 0; k < n; k++) {
+		names[k] = strdup(argv[k]);
+		char *eq = strchr(names[k], '=');
+		const char *w = eq ? eq + 1 : "ok";
+		if (eq)
+			*eq = 0;
+		want[k] = !strcmp(w, "NoHost")      ? PvmNoHost
+			  : !strcmp(w, "DupHost")   ? PvmDupHost
+			  : !strcmp(w, "CantStart") ? PvmCantStart
+						    : 1;
+	}
+	get_hosts();
+	int before = nhost;
+	EQ(pvm_notify(PvmHostAdd, TAG_HA, -1, NULL), 0);
+	double t0 = t_now();
+	int r = pvm_addhosts(names, n, infos);
+	if (r == PvmNotImpl) {
+		printf("pvm_addhosts: not implemented\n");
+		return 77;
+	}
+	int nok = 0;
+	for (int k = 0; k < n; k++) {
+		printf("add %s: %d (t%x) after %.0f ms\n", names[k], infos[k],
+		       (unsigned)(infos[k] > 0 ? infos[k] : 0),
+		       (t_now() - t0) * 1000);
+		if (want[k] > 0)
+			CHECK(infos[k] > 0, "add %s: %d", names[k], infos[k]);
+		else
+			CHECK(infos[k] == want[k], "add %s: %d, expected %d",
+			      names[k], infos[k], want[k]);
+		nok += infos[k] > 0;
+	}
+	EQ(r, nok);
+	/* the notifies of the added hosts, then the table */
+	int seen = 0;
+	while (seen < nok) {
+		int b = t_recv(-1, TAG_HA, 10), cnt = 0;
+		if (b <= 0)
+			break;
+		pvm_upkint(&cnt, 1, 1);
+		seen += cnt;
+	}
+	EQ(seen, nok);
+	get_hosts();
+	EQ(nhost, before + nok);
+	int *added = calloc((size_t)n + 1, sizeof *added), na = 0;
+	char **dnames = calloc((size_t)n + 1, sizeof *dnames);
+	for (int k = 0; k < n; k++)
+		if (infos[k] > 0) {
+			EQ(host_tid_of(names[k]), infos[k]);
+			added[na] = infos[k];
+			dnames[na++] = names[k];
+		}
+	if (na) {
+		EQ(pvm_notify(PvmHostDelete, TAG_HD, na, added), 0);
+		int *dinfo = calloc((size_t)na, sizeof *dinfo);
+		EQ(pvm_delhosts(dnames, na, dinfo), na);
+		for (int k = 0; k < na; k++) {
+			EQ(dinfo[k], 0);
+			int b = t_recv(-1, TAG_HD, 10), who = 0;
+			if (b > 0)
+				pvm_upkint(&who, 1, 1);
+			CHECK(b > 0 && who > 0, "PvmHostDelete notify %d", k);
+			printf("deleted t%x\n", (unsigned)who);
+		}
+		free(dinfo);
+		get_hosts();
+		EQ(nhost, before);
+	}
+	return t_done("addhosts");
+}
+
 /* ---- mbox ---- */
 
 static int mbox_main(const char *hname)
@@ -792,6 +914,10 @@ int main(int argc, char **argv)
 		r = pingall_main(!(argc > 2 && !strcmp(argv[2], "nobig")));
 	else if (!strcmp(m, "stream") && argc >= 4)
 		r = stream_main(argv[2], atof(argv[3]));
+	else if (!strcmp(m, "hostinfo"))
+		r = hostinfo_main();
+	else if (!strcmp(m, "addhosts") && argc >= 3)
+		r = addhosts_main(argc - 2, argv + 2);
 	else if (!strcmp(m, "spawn"))
 		r = spawn_main(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(m, "notify") && argc >= 4)
