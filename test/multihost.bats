@@ -448,6 +448,22 @@ mh_stream_wait() {
 	mh_ok 2 pt_mh mbox h3
 }
 
+@test "SIGKILL of the master: every other pvmd stops its tasks and exits" {
+	mh_start 4
+	run mh_console 1 $'spawn -8 -> pt_mh child wait'
+	show
+	[[ "$output" == *"8 successful"* ]]
+	local k
+	for k in 2 3 4; do mh_tasks_on "$k"; done
+	kill -KILL "$(mh_pvmd_pid 1)"
+	for k in 2 3 4; do
+		wait_until 15 mh_no_pvmd "$k"
+	done
+	for k in 2 3 4; do
+		wait_until 5 eval "! mh_tasks_on $k"
+	done
+}
+
 @test "PVM_HOST_TIMEOUT sets the detection time" {
 	mh_start 3 PVM_HOST_TIMEOUT=1500
 	mh_notify_bg 1 h2 30
@@ -485,12 +501,32 @@ mh_stream_wait() {
 	[ "$(mh_conf_n)" = 3 ]
 }
 
+@test "hostfile: '&' hosts wait for a request, dx= names the pvmd, a wrong dx= is a clear error" {
+	printf '%s\n' "* ep=$MH_BIN" "h2 dx=$PVMD_BIN" "&h3" "h4 dx=/nonexistent/pvmd" \
+		>"$BATS_TEST_TMPDIR/hostfile"
+	mh_start_with "$BATS_TEST_TMPDIR/hostfile"
+	wait_until 60 mh_has_n 2
+	wait_until 30 eval 'mh_log 1 | grep -q "cannot add host h4"'
+	mh_log 1 | grep 'cannot add host h4'
+	mh_no_pvmd 3
+	mh_no_pvmd 4
+	run mh_console 1 conf
+	show
+	printf '%s\n' "$output" | grep -Eq '^ +h2 +80000 '
+	[[ "$output" != *" h3 "* && "$output" != *" h4 "* ]]
+	mh_ok 1 pt_mh pingall nobig
+	printf '%s\n' "$output" | grep -qx "partners 1"
+}
+
 @test "halt from a slave's console stops every host" {
 	mh_start 4
-	run mh_prog 1 pt_mh spawn 4
-	run mh_console 3 $'spawn -4 -> pt_mh child wait\nhalt'
+	run mh_console 3 $'spawn -4 -> pt_mh child wait'
 	show
+	[[ "$output" == *"4 successful"* ]]
 	local k
+	for k in 1 2 3 4; do mh_tasks_on "$k"; done
+	run mh_console 3 halt
+	show
 	for k in 1 2 3 4; do
 		wait_until 10 mh_no_pvmd "$k"
 	done

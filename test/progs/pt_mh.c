@@ -286,7 +286,7 @@ static int child_main(char **av)
 	if (!strcmp(role, "echo"))
 		child_echo(par);
 	else if (!strcmp(role, "wait"))
-		t_recv(par, TAG_QUIT, 600);
+		t_recv(-1, TAG_QUIT, 600); /* from anyone: the console spawns some */
 	else if (!strcmp(role, "group"))
 		child_group(par, av[3] ? atoi(av[3]) : 0);
 	else if (!strcmp(role, "mbox"))
