@@ -54,6 +54,10 @@ teardown() {
 	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "$MH_UP" ]; then
 		echo "--- last lines of h1's pvmd.log"
 		on_host 1 tail -n 30 "$VMDIR/pvmd.log" 2>/dev/null || true
+		for ((k = 2; k <= MH_N; k++)); do
+			echo "--- last lines of h$k's pvmd.log"
+			on_host "$k" tail -n 8 "$VMDIR/pvmd.log" 2>/dev/null || true
+		done
 	fi
 	mh_stop
 	return 0
@@ -535,24 +539,37 @@ mh_stream_wait() {
 	wait_until 5 eval '[ -z "$(vm_pids "$PVM_VMID")" ]'
 }
 
+# mh_port K: the TCP port host K's pvmd listens on.
+mh_port() {
+	on_host "$1" ss -ltnpH | awk -v p="$(mh_pvmd_pid "$1")" \
+		'$0 ~ "pid=" p "," { n = split($4, a, ":"); print a[n]; exit }'
+}
+
 @test "a forged pvmd without the secret is refused, the machine keeps working" {
 	command -v python3 >/dev/null || skip "no python3"
 	mh_start 3
 	local port
-	port=$(on_host 1 ss -ltnpH | awk -v p="$(mh_pvmd_pid 1)" \
-		'$0 ~ "pid=" p "," { n = split($4, a, ":"); print a[n]; exit }')
+	port=$(mh_port 1)
 	[ -n "$port" ]
 	run on_host 2 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h1 "$port" 2
 	show
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | grep -c '^ok ')" -eq 3 ]
-	mh_log 1 | grep -q 'refused'
+	mh_log 1 | grep 'refused'
 	# a claim of a number no host has: refused too
-	run on_host 4 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h1 "$port" 9
+	run on_host 3 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h1 "$port" 9
 	show
 	[ "$status" -eq 0 ]
+	# a slave's port (where other slaves open their links) as well
+	port=$(mh_port 2)
+	[ -n "$port" ]
+	run on_host 1 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h2 "$port" 3
+	show
+	[ "$status" -eq 0 ]
+	mh_log 2 | grep 'refused'
 	[ "$(mh_conf_n)" = 3 ]
 	mh_ok 1 pt_mh pingall nobig
+	mh_ok 3 pt_mh pingall nobig
 }
 
 # ---- unchanged Debian programs ----
