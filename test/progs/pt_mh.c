@@ -291,6 +291,8 @@ static int child_main(char **av)
 		child_group(par, av[3] ? atoi(av[3]) : 0);
 	else if (!strcmp(role, "mbox"))
 		child_mbox(par);
+	else if (!strcmp(role, "exit"))
+		; /* leaves at once */
 	else if (!strcmp(role, "print")) {
 		int k, me = pvm_mytid();
 		for (k = 1; k <= 3; k++) {
@@ -553,8 +555,38 @@ static int spawn_main(int n)
 		EQ(mine, count_on(all, na, hosts[h].hi_tid));
 		printf("tasks(%s) %d ours %d\n", hosts[h].hi_name, nh, mine);
 	}
+	/* pvm_kill of every task, remote ones too: each is reported by its
+	 * PvmTaskExit notify and pvm_pstat says it is gone */
+	EQ(pvm_notify(PvmTaskExit, TAG_TX, na, all), 0);
 	for (int k = 0; k < na; k++)
-		pvm_kill(all[k]);
+		EQ(pvm_kill(all[k]), 0);
+	int nx = 0;
+	while (nx < na && t_recv(-1, TAG_TX, 10) > 0)
+		nx++;
+	EQ(nx, na);
+	int alive = 0;
+	for (int k = 0; k < na; k++)
+		alive += pvm_pstat(all[k]) != PvmNoTask;
+	EQ(alive, 0);
+	printf("killed %d, exit notifies %d\n", na, nx);
+	/* a notify for a remote task that is already gone comes at once */
+	for (int h = 0; h < nhost; h++) {
+		if (hosts[h].hi_tid == myhost)
+			continue;
+		int c = 0;
+		if (spawn_on("exit", PvmTaskHost, hosts[h].hi_name, 1, &c, NULL) != 1)
+			continue;
+		double t0 = t_now();
+		while (pvm_pstat(c) != PvmNoTask && t_now() - t0 < 10)
+			t_msleep(20);
+		EQ(pvm_pstat(c), PvmNoTask);
+		EQ(pvm_notify(PvmTaskExit, TAG_TX, 1, &c), 0);
+		int b = t_recv(-1, TAG_TX, 10), who = 0;
+		if (b > 0)
+			pvm_upkint(&who, 1, 1);
+		CHECK(b > 0 && who == c, "late notify for t%x on %s: %d t%x",
+		      (unsigned)c, hosts[h].hi_name, b, (unsigned)who);
+	}
 	free(all);
 	return t_done("spawn");
 }
