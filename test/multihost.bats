@@ -50,7 +50,12 @@ teardown() {
 	[ -n "${HOSTS_SKIP:-}" ] && return 0
 	[ -n "${PVM_VMID:-}" ] || return 0
 	local k
-	for ((k = 1; k <= MH_N; k++)); do host_uncut "$k" 2>/dev/null || true; done
+	for ((k = 1; k <= MH_N; k++)); do
+		host_uncut "$k" 2>/dev/null || true
+		# a test that stopped a host's sshd and failed: start it again
+		kill -0 "$(cat "$HOSTS_DIR/h$k/sshd.pid" 2>/dev/null)" 2>/dev/null ||
+			host_sshd_start "$k" || true
+	done
 	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "$MH_UP" ]; then
 		echo "--- last lines of h1's pvmd.log"
 		on_host 1 tail -n 30 "$VMDIR/pvmd.log" 2>/dev/null || true
@@ -469,6 +474,39 @@ mh_stream_wait() {
 	for k in 2 3 4; do
 		wait_until 5 eval "! mh_tasks_on $k"
 	done
+}
+
+@test "sends to a task of a host cut off return at once once it is gone, on both routes" {
+	mh_start 3
+	on_host_bg 1 timeout -k 5 "$TMO" "$MH_BIN/pt_mh" lost h3 30 \
+		>"$BATS_TEST_TMPDIR/lost.out" 2>&1
+	local p=$HOSTS_BG_PID st=0
+	wait_until 30 grep -q '^ready' "$BATS_TEST_TMPDIR/lost.out"
+	host_cut 3
+	wait "$p" || st=$?
+	cat "$BATS_TEST_TMPDIR/lost.out"
+	[ "$st" -eq 0 ]
+	grep -q ' checks passed, 0 failed' "$BATS_TEST_TMPDIR/lost.out"
+	mh_ok 2 pt_mh pingall nobig
+}
+
+@test "halt while a host is cut off: the others stop at once, the cut one by itself" {
+	mh_start 4
+	run mh_console 1 $'spawn -4 -> pt_mh child wait'
+	[[ "$output" == *"4 successful"* ]]
+	host_cut 4
+	local t0 t1 k
+	t0=$(epoch_ms)
+	run mh_console 1 halt
+	show
+	for k in 1 2 3; do wait_until 10 mh_no_pvmd "$k"; done
+	t1=$(epoch_ms)
+	echo "# halt with h4 cut off: h1-h3 gone after $((t1 - t0)) ms" >&3
+	# h4 loses its master: it stops its task and exits by itself
+	wait_until 15 mh_no_pvmd 4
+	wait_until 5 eval '! mh_tasks_on 4'
+	t1=$(epoch_ms)
+	echo "# h4 gone after $((t1 - t0)) ms" >&3
 }
 
 @test "PVM_HOST_TIMEOUT sets the detection time" {

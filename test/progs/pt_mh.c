@@ -8,6 +8,8 @@
  *                          byte: "ok host H route R enc E size S"
  *   stream HOST SECS       echoes with a partner on HOST for SECS seconds,
  *                          every one checked: "stream host H rounds N"
+ *   lost HOST SECS         a partner on HOST; "ready"; once HOST is gone,
+ *                          sends to it (both routes) return at once
  *   spawn N                default placement of N tasks (per-host counts),
  *                          PvmTaskHost, PvmTaskArch, PvmHostCompl,
  *                          pvm_tasks(0) and pvm_tasks(host tid)
@@ -458,6 +460,44 @@ static int stream_main(const char *hname, double secs)
 	pvm_send(c, TAG_QUIT);
 	printf("stream host %s rounds %ld\n", hname, rounds);
 	return t_done("stream");
+}
+
+/* lost HOST SECS: a partner on HOST reached both ways (through the pvmds
+ * and direct); "ready"; then, once HOST is declared gone (the test kills
+ * it), sends to the lost partner on both routes must return at once and
+ * a receive from it time out, without hanging. */
+static int lost_main(const char *hname, double secs)
+{
+	get_hosts();
+	int htid = host_tid_of(hname), c = 0;
+	int n = spawn_on("echo", PvmTaskHost, hname, 1, &c, NULL);
+	CHECK(n == 1 && htid > 0, "spawn on %s: %d t%x", hname, n, (unsigned)c);
+	if (n != 1 || htid <= 0)
+		return t_done("lost");
+	quiet = 1;
+	ping_one(c, hname, PvmDontRoute, 0, 0, 100);
+	ping_one(c, hname, PvmRouteDirect, 0, 1, 100);
+	EQ(pvm_notify(PvmHostDelete, TAG_HD, 1, &htid), 0);
+	printf("ready\n");
+	CHECK(t_recv(-1, TAG_HD, secs) > 0, "no PvmHostDelete for %s", hname);
+	static const int routes[2] = {PvmDontRoute, PvmRouteDirect};
+	for (int r = 0; r < 2; r++) {
+		pvm_setopt(PvmRoute, routes[r]);
+		double t0 = t_now();
+		int v = 5, rc;
+		pvm_initsend(PvmDataDefault);
+		pvm_pkint(&v, 1, 1);
+		rc = pvm_send(c, TAG_DATA);
+		double ms = (t_now() - t0) * 1000;
+		CHECK(ms < 2000, "send to a lost task took %.0f ms", ms);
+		printf("send %s to the lost t%x: %d in %.0f ms\n",
+		       r ? "direct" : "pvmd", (unsigned)c, rc, ms);
+	}
+	pvm_setopt(PvmRoute, PvmAllowDirect);
+	EQ(t_recv(c, TAG_DATA, 1), 0);
+	EQ(pvm_pstat(c), PvmNoTask);
+	EQ(pvm_mstat((char *)hname), PvmNoHost);
+	return t_done("lost");
 }
 
 /* ---- spawn ---- */
@@ -950,6 +990,8 @@ int main(int argc, char **argv)
 		r = hostinfo_main();
 	else if (!strcmp(m, "addhosts") && argc >= 3)
 		r = addhosts_main(argc - 2, argv + 2);
+	else if (!strcmp(m, "lost") && argc >= 4)
+		r = lost_main(argv[2], atof(argv[3]));
 	else if (!strcmp(m, "spawn"))
 		r = spawn_main(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(m, "notify") && argc >= 4)
