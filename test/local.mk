@@ -43,7 +43,8 @@ test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h
 test_progs_pt_shm_LDADD = libpvm/libpvm3.la
 test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
 # pt_mh: many hosts (multihost.bats); groups too, so -lgpvm3.
-test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/tcommon.h
+test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/pt_mh_payload.h \
+	test/progs/tcommon.h
 test_progs_pt_mh_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 test_progs_pt_mh_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
