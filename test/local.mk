@@ -4,7 +4,8 @@
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
-	test/progs/pt_shm test/progs/pt_hosts test/progs/pt_tcp
+	test/progs/pt_shm test/progs/pt_hosts test/progs/pt_tcp \
+	test/progs/pt_mh
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -50,6 +51,11 @@ test_progs_pt_hosts_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_tcp_SOURCES = test/progs/pt_tcp.c test/progs/tcommon.h
 test_progs_pt_tcp_LDADD = libpvm/libpvm3.la
 test_progs_pt_tcp_LDFLAGS = $(test_progs_ldflags)
+# pt_mh: many hosts (multihost.bats); groups too, so -lgpvm3.
+test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/pt_mh_payload.h \
+	test/progs/tcommon.h
+test_progs_pt_mh_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
+test_progs_pt_mh_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)

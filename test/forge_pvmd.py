@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""forge_pvmd.py - a pvmd that does not know the secret (docs/hosts.md,
+"Authentication") knocks at a pvmd's TCP port.
+
+Usage: forge_pvmd.py HOST PORT HOSTNO
+
+Cases, each on its own connection:
+  wrongmac   DM_HELLO as host HOSTNO, then DM_AUTH with a mac made from a
+             wrong secret: the pvmd answers the hello, then must close the
+             connection without a DM_AUTH reply
+  early      a data frame before any handshake: closed, nothing answered
+  garbage    a header with an absurd length: closed
+Prints "ok CASE" or "FAIL CASE: why"; exits 1 on any failure.
+"""
+import hashlib
+import hmac
+import os
+import socket
+import struct
+import sys
+
+FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
+DM_HELLO, DM_AUTH = 64, 65
+WIRE_VERSION = 1
+HDR = ">IHHiiiiIIQ"
+HDR_SIZE = struct.calcsize(HDR)
+fails = 0
+
+
+def frame(tag, payload, flags=FIRST | LAST | CTRL, dst=0, src=0):
+    return struct.pack(HDR, len(payload), flags, 0, dst, src, tag, 0, 0, 0,
+                       len(payload)) + payload
+
+
+def i32(v):
+    return struct.pack(">i", v)
+
+
+def blob(b):
+    return struct.pack(">I", len(b)) + b
+
+
+def recv_exact(c, n):
+    buf = b""
+    while len(buf) < n:
+        part = c.recv(n - len(buf))
+        if not part:
+            return None
+        buf += part
+    return buf
+
+
+def recv_frame(c):
+    """(header tuple, payload), or None when the connection is closed."""
+    h = recv_exact(c, HDR_SIZE)
+    if h is None:
+        return None
+    f = struct.unpack(HDR, h)
+    p = recv_exact(c, f[0])
+    if p is None:
+        return None
+    return f, p
+
+
+def closed_without_reply(c):
+    """True if the peer closes without sending another frame."""
+    try:
+        return recv_frame(c) is None
+    except (ConnectionResetError, socket.timeout):
+        return False
+
+
+def result(case, ok, why=""):
+    global fails
+    if ok:
+        print("ok " + case, flush=True)
+    else:
+        fails += 1
+        print("FAIL %s: %s" % (case, why), flush=True)
+
+
+def connect(host, port):
+    c = socket.create_connection((host, port), timeout=10)
+    c.settimeout(15)  # the pvmd drops silent connections after 10 s
+    return c
+
+
+def wrongmac(host, port, hostno):
+    c = connect(host, port)
+    dst = hostno << 18
+    nonce_c = os.urandom(32)
+    c.sendall(frame(DM_HELLO, i32(WIRE_VERSION) + i32(hostno) + blob(nonce_c),
+                    dst=0x40000, src=dst))
+    r = recv_frame(c)
+    if r is None:
+        result("wrongmac", False, "no DM_HELLO reply")
+        return
+    f, p = r
+    if f[5] != DM_HELLO or not f[1] & REPLY or len(p) < 8:
+        result("wrongmac", False, "unexpected answer code %d flags %d" % (f[5], f[1]))
+        return
+    status = struct.unpack(">i", p[:4])[0]
+    if status != 0:
+        result("wrongmac", False, "hello refused with status %d" % status)
+        return
+    n = struct.unpack(">I", p[8:12])[0]
+    nonce_a = p[12:12 + n]
+    secret = os.urandom(32)  # not the machine's
+    mac = hmac.new(secret, b"pvmd-connector" + nonce_c + nonce_a,
+                   hashlib.sha256).digest()
+    c.sendall(frame(DM_AUTH, blob(mac), dst=0x40000, src=dst))
+    result("wrongmac", closed_without_reply(c), "got an answer to a wrong mac")
+    c.close()
+
+
+def early(host, port):
+    c = connect(host, port)
+    c.sendall(frame(1, b"\0" * 16, flags=FIRST | LAST, dst=0x40001, src=0x80001))
+    result("early", closed_without_reply(c), "a frame before the handshake was answered")
+    c.close()
+
+
+def garbage(host, port):
+    c = connect(host, port)
+    c.sendall(struct.pack(HDR, 0x7FFFFFF0, FIRST | LAST | CTRL, 0, 0, 0,
+                          DM_HELLO, 0, 0, 0, 0x7FFFFFF0))
+    result("garbage", closed_without_reply(c), "an absurd frame was answered")
+    c.close()
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    host, port, hostno = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    for case in (lambda: wrongmac(host, port, hostno), lambda: early(host, port),
+                 lambda: garbage(host, port)):
+        try:
+            case()
+        except OSError as e:
+            result("connection", False, str(e))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
