@@ -204,9 +204,6 @@ mh_log() {
 	mh_start 2
 	run mh_console 1 'add h3'
 	show
-	if [[ "$output" == *"not added: this virtual machine has one host"* ]]; then
-		skip "pvm_addhosts is not in libpvm yet"
-	fi
 	[[ "$output" == *"1 successful"* ]]
 	wait_until 10 mh_has_n 3
 	[ -n "$(mh_pvmd_pid 3)" ]
@@ -226,7 +223,6 @@ mh_log() {
 	run mh_prog 1 pt_mh addhosts h3 nosuchhost=NoHost h2=DupHost h4=CantStart
 	show
 	host_sshd_start 4
-	[ "$status" -ne 77 ] || skip "pvm_addhosts is not in libpvm yet"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" checks passed, 0 failed"* ]]
 	mh_log 1 | grep -E 'cannot add host h4: .*refused'
@@ -250,9 +246,6 @@ mh_log() {
 	mh_ok 1 pt_mh hostinfo
 	[ "$(printf '%s\n' "$output" | grep -c '^host h[1-4] mstat ok hostsync')" -eq 4 ]
 	mh_ok 3 pt_mh hostinfo
-	if [[ "$output" == *"hostsync: not implemented"* ]]; then
-		skip "pvm_hostsync is not in libpvm yet (mstat and archcode passed)"
-	fi
 	[ "$(printf '%s\n' "$output" | grep -c '^host h[1-4] mstat ok hostsync delta ')" -eq 4 ]
 }
 
