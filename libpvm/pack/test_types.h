@@ -1,33 +1,17 @@
 /*
  * test_types.h - what the pack tests (pack_test.c, xdr_test.c) share: TAP
- * output (ok), a xorshift generator (rnd; seed it through rnd_state), and
+ * output (ok, from test/unit/tap.h), a xorshift generator (rnd; seed it through rnd_state), and
  * the PVM datatypes as they walk them: an index per type, its name, its
  * native and XDR item sizes, and the pvm_pk* / pvm_upk* call of each.
  */
 #ifndef LPVM_PACK_TEST_TYPES_H
 #define LPVM_PACK_TEST_TYPES_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "pvm3.h"
-
-static int ntest, nfail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+#include "../../test/unit/tap.h" /* ok(), tap_done() */
 
 static uint64_t rnd_state = 88172645463325252ULL;
 static uint64_t rnd(void)
