@@ -105,7 +105,8 @@ hosts_started=1
 hosts_up 2 || fail "hosts_up 2 failed"
 
 # The reference's remote pvmd runs in ssh's clean environment: the dx=
-# wrapper gives it its root, root permission and the VMID of this run.
+# wrapper gives it root permission (without PVM_ALLOW_ROOT=1 h2 never
+# joins), and, to be explicit, its root and the VMID of this run.
 cat >"$work/ref-dx" <<EOF
 #!/bin/sh
 PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_VMID=$ref_vmid
