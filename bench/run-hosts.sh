@@ -27,6 +27,8 @@
 #              BENCH_MAXREPS  cap on timed round trips per cell (default 3000)
 #              BENCH_METHODS  methods (default psend,Raw,InPlace,Default)
 #              BENCH_SIZES    sizes in bytes (default 8,1024,65536,1048576,16777216)
+#              BENCH_OURS_ENV more VAR=value words for our pingpong (a
+#                             diagnosis, e.g. "PVM_SHM=0 PVM_EXPORT=PVM_SHM")
 set -euo pipefail
 
 srcdir=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +70,10 @@ mkdir -m 700 "$work/ours-tmp" "$work/ref-tmp"
 # wrapper below).  Neither inherits LD_LIBRARY_PATH.
 ours_env=(env -u LD_LIBRARY_PATH -u PVM_ROOT -u PVM_EXPORT PVM_VMID="$ours_vmid"
 	PVM_TMP="$work/ours-tmp" PVM_PVMD="$ours_pvmd" PINGPONG_HOST=h2)
+read -ra ours_extra <<<"${BENCH_OURS_ENV:-}"
+for w in "${ours_extra[@]}"; do
+	[[ "$w" == [A-Za-z_]*=* ]] || fail "BENCH_OURS_ENV: '$w' is not VAR=value"
+done
 ref_env=(env -u LD_LIBRARY_PATH -u PVM_PVMD -u PVM_EXPORT PVM_ROOT=/usr/lib/pvm3
 	PVM_ALLOW_ROOT=1 PVM_VMID="$ref_vmid" PVM_TMP="$work/ref-tmp" PINGPONG_HOST=h2)
 
@@ -99,7 +105,8 @@ hosts_started=1
 hosts_up 2 || fail "hosts_up 2 failed"
 
 # The reference's remote pvmd runs in ssh's clean environment: the dx=
-# wrapper gives it its root, root permission and the VMID of this run.
+# wrapper gives it root permission (without PVM_ALLOW_ROOT=1 h2 never
+# joins), and, to be explicit, its root and the VMID of this run.
 cat >"$work/ref-dx" <<EOF
 #!/bin/sh
 PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_VMID=$ref_vmid
@@ -148,12 +155,14 @@ showlog() { # system: the end of its master pvmd's log
 }
 run() { # system route
 	local bin envname
-	if [ "$1" = ours ]; then bin=$ours_bin; envname='ours_env[@]'
+	if [ "$1" = ours ]; then bin=$ours_bin; envname='ours_run[@]'
 	else bin=$ref_bin; envname='ref_env[@]'; fi
 	on_host 1 timeout 300 "${!envname}" "$bin" -q -t "$secs" -n "$maxreps" -r "$2" \
 		-m "$3" -z "$sizes" >>"$work/$1.txt" 2>>"$work/$1.err" ||
 		{ cat "$work/$1.err" >&2; showlog "$1"; fail "$1 pingpong failed on route $2, method $3"; }
 }
+ours_run=("${ours_env[@]}" "${ours_extra[@]}")
+[ ${#ours_extra[@]} -eq 0 ] || echo "ours runs with: ${ours_extra[*]}"
 : >"$work/ours.txt"; : >"$work/ref.txt"
 turn=0
 start=$(date +%s)
