@@ -147,7 +147,13 @@ static int shm_progress(const struct timespec *timeout)
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
 	long probes = 0;
 	int64_t last_yield = start;
-	for (;;) {
+	/* No local sender has a ring in our inbox and nothing of ours waits
+	 * for room: what comes next can only come by a socket (a task of
+	 * another host), or from a new local sender, which wakes us.  Spinning
+	 * would only delay the socket and take the core the pvmds and the
+	 * network need: sleep at once. */
+	int spin = lp_shm_polltype == PvmPollConstant || !lp_shm_quiet();
+	while (spin) {
 		if ((n = lp_shm_poll()) > 0)
 			return n;
 		if (++probes % CLOCK_EVERY)

@@ -366,6 +366,18 @@ int lp_shm_poll(void)
 	return n;
 }
 
+int lp_shm_quiet(void)
+{
+	if (lp_shm.busy)
+		return 0;
+	uint32_t nw = (lp_shm.nslot + 63) / 64;
+	for (uint32_t w = 0; w < nw; w++)
+		if (atomic_load_explicit(&lp_shm.hdr->active[w],
+					 memory_order_relaxed))
+			return 0;
+	return 1;
+}
+
 int lp_shm_sleep_begin(int64_t *cap_ns)
 {
 	*cap_ns = -1;

@@ -111,6 +111,9 @@ static inline int lp_shm_active(void)
 /* Takes in whatever the rings hold and pushes queued output.  Returns the
  * number of messages (or records) moved: 0 when nothing happened. */
 int lp_shm_poll(void);
+/* 1 when no sender has a ring in our inbox and no output of ours waits
+ * for room: nothing to spin for (lp_progress sleeps at once). */
+int lp_shm_quiet(void);
 /* Before blocking: announces that we sleep and looks once more.  Returns
  * > 0 if something arrived (then do not sleep); *cap_ns is set to the
  * longest sleep allowed (-1: no limit) for the checks of dead peers. */
