@@ -1,7 +1,8 @@
 /*
- * host.c - the host table and the TCP links between pvmds (host.h,
- * docs/hosts.md): the listener, opening links, the secret handshake,
- * the frames a link carries, heartbeats, and the loss of a host.
+ * host.c - the host table (host.h, docs/hosts.md): sending to a host,
+ * the master's table and its copies (DM_HOSTTAB), the frames a link
+ * carries once it is up, task exits, halt, and the loss of a host.  The
+ * links themselves (listener, connect, handshake, heartbeats): link.c.
  */
 #include "config.h"
 
@@ -9,11 +10,9 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,8 +25,6 @@
 
 struct hostlayer hl = {.tcp_fd = -1};
 
-static struct ev_io tcp_io;
-static int tcp_paused; /* out of descriptors: accepting again next tick */
 
 /* ---- the table ---- */
 
@@ -66,7 +63,7 @@ struct host *host_by_name(const char *name)
 	return NULL;
 }
 
-static struct host *host_new(int no)
+struct host *host_new(int no)
 {
 	struct host *h = calloc(1, sizeof *h);
 	if (!h)
@@ -78,7 +75,7 @@ static struct host *host_new(int no)
 	return h;
 }
 
-static void drop_queue(struct host *h)
+void host_drop_queue(struct host *h)
 {
 	for (size_t i = 0; i < h->nq; i++)
 		fbuf_put(h->q[i]);
@@ -127,293 +124,6 @@ static void send_dm(struct pvmd *d, struct host *h, int code,
 {
 	struct wire_hdr hh = {.src = d->hosttid, .tag = code};
 	host_send_ctrl(d, h->no, &hh, payload);
-}
-
-/* ---- the listener and opening links ---- */
-
-static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
-{
-	struct pvmd *d = io->data;
-	(void)l;
-	(void)ev;
-	for (int i = 0; i < 16; i++) {
-		struct sockaddr_in sa;
-		socklen_t sl = sizeof sa;
-		int fd = accept4(hl.tcp_fd, (struct sockaddr *)&sa, &sl,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE) {
-				/* the socket stays readable: stop watching it
-				 * for a while rather than spin */
-				plog(PL_ERR, "accept (tcp): %s: not accepting for a while",
-				     strerror(errno));
-				ev_io_set(d->loop, &tcp_io, 0);
-				tcp_paused = 1;
-			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
-				   errno != EINTR) {
-				plog(PL_ERR, "accept (tcp): %s", strerror(errno));
-			}
-			return;
-		}
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
-		if (c)
-			plog(PL_DEBUG, "link connection from %s:%d",
-			     inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
-	}
-}
-
-/* "ip:port" into a sockaddr. */
-static int parse_addr(const char *addr, struct sockaddr_in *sa)
-{
-	char ip[64];
-	const char *colon = strrchr(addr, ':');
-	if (!colon || (size_t)(colon - addr) >= sizeof ip)
-		return -1;
-	memcpy(ip, addr, (size_t)(colon - addr));
-	ip[colon - addr] = 0;
-	char *end;
-	long port = strtol(colon + 1, &end, 10);
-	if (*end || port < 1 || port > 65535)
-		return -1;
-	memset(sa, 0, sizeof *sa);
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? 0 : -1;
-}
-
-static void send_hello(struct pvmd *d, struct conn *c)
-{
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, WIRE_VERSION);
-	wire_wr_i32(&w, host_no_of_tid(d->hosttid));
-	wire_wr_bytes(&w, c->nonce_c, AUTH_NONCE_LEN);
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL, .dst = wire_host_tid(c->peer_no),
-			      .src = d->hosttid, .tag = WIRE_DM_HELLO};
-	struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
-	wire_wr_free(&w);
-	if (!f) {
-		conn_close(d, c, "out of memory");
-		return;
-	}
-	conn_send(d, c, f);
-	fbuf_put(f);
-}
-
-int host_connect(struct pvmd *d, struct host *h)
-{
-	struct sockaddr_in sa;
-	if (parse_addr(h->addr, &sa) < 0) {
-		plog(PL_ERR, "host %s: bad address '%s'", h->name, h->addr);
-		return -1;
-	}
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		plog(PL_ERR, "socket: %s", strerror(errno));
-		return -1;
-	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 &&
-	    errno != EINPROGRESS) {
-		plog(PL_ERR, "host %s: connect %s: %s", h->name, h->addr,
-		     strerror(errno));
-		close(fd);
-		return -1;
-	}
-	struct conn *c = conn_new(d, fd, 0, CONN_LINK);
-	if (!c)
-		return -1;
-	c->outgoing = 1;
-	c->peer_no = h->no;
-	h->connecting = c;
-	if (auth_random(c->nonce_c, AUTH_NONCE_LEN) < 0) {
-		conn_close(d, c, "no random bytes");
-		return -1;
-	}
-	/* written once the connection is made (EPOLLOUT) */
-	send_hello(d, c);
-	plog(PL_DEBUG, "host %s: connecting to %s", h->name, h->addr);
-	return 0;
-}
-
-/* ---- the handshake (docs/hosts.md, "Authentication") ---- */
-
-static void reply_ctrl(struct pvmd *d, struct conn *c, int code,
-		       const struct wire_wr *w)
-{
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
-			      .dst = wire_host_tid(c->peer_no),
-			      .src = d->hosttid, .tag = code};
-	struct fbuf *f = fbuf_frame(&hh, w->buf, w->len);
-	if (!f || w->err) {
-		fbuf_put(f);
-		conn_close(d, c, "out of memory");
-		return;
-	}
-	conn_send(d, c, f);
-	fbuf_put(f);
-}
-
-/* The link is authenticated. */
-static void link_up(struct pvmd *d, struct conn *c)
-{
-	struct host *h = host_get(c->peer_no);
-	if (!h && !hl.master) {
-		/* a new slave's first link (the master), or a host that the
-		 * master's newest table, still on its way, brings: its entry
-		 * comes with the table */
-		h = host_new(c->peer_no);
-		if (h) {
-			snprintf(h->name, sizeof h->name, "(host %d)", c->peer_no);
-			h->state = HOST_UP;
-		}
-	}
-	if (!h) {
-		conn_close(d, c, "host not in the table");
-		return;
-	}
-	c->state = C_READY;
-	c->host = h;
-	if (h->connecting == c)
-		h->connecting = NULL;
-	plog(PL_INFO, "link to host %s (%d) up (%s)", h->name, h->no,
-	     c->outgoing ? "opened here" : "opened there");
-	if (!h->link) {
-		h->link = c;
-		for (size_t i = 0; i < h->nq; i++) {
-			conn_send(d, c, h->q[i]);
-			fbuf_put(h->q[i]);
-		}
-		h->nq = 0;
-	}
-	if (c->outgoing && h->state == HOST_STARTING)
-		hoster_link_up(d, h);
-}
-
-static int handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		     const uint8_t *payload, const char **why)
-{
-	struct wire_rd r;
-	wire_rd_init(&r, payload, h->len);
-	int is_reply = (h->flags & WIRE_F_REPLY) != 0;
-	*why = "bad handshake";
-	if (!(h->flags & WIRE_F_CTRL))
-		return -1;
-	uint8_t mac[AUTH_MAC_LEN];
-	size_t n;
-	const uint8_t *p;
-
-	if (!c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
-	    !is_reply) {
-		int version = wire_rd_i32(&r);
-		int no = wire_rd_i32(&r);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_NONCE_LEN || no < 1 ||
-		    no > HOST_MAX)
-			return -1;
-		c->peer_no = no;
-		struct wire_wr w;
-		wire_wr_init(&w);
-		if (version != WIRE_VERSION || !hl.have_secret) {
-			wire_wr_i32(&w, PvmBadVersion);
-			reply_ctrl(d, c, WIRE_DM_HELLO, &w);
-			wire_wr_free(&w);
-			*why = "protocol version mismatch";
-			return -1;
-		}
-		memcpy(c->nonce_c, p, AUTH_NONCE_LEN);
-		if (auth_random(c->nonce_a, AUTH_NONCE_LEN) < 0) {
-			wire_wr_free(&w);
-			*why = "no random bytes";
-			return -1;
-		}
-		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
-		wire_wr_i32(&w, 0);
-		wire_wr_i32(&w, host_no_of_tid(d->hosttid));
-		wire_wr_bytes(&w, c->nonce_a, AUTH_NONCE_LEN);
-		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
-		reply_ctrl(d, c, WIRE_DM_HELLO, &w);
-		wire_wr_free(&w);
-		c->auth_step = 1;
-		return 0;
-	}
-	if (!c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
-	    !is_reply) {
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_MAC_LEN)
-			return -1;
-		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
-		if (!auth_mac_equal(mac, p)) {
-			plog(PL_ERR, "refused a link claiming host %d: it does not know the secret",
-			     c->peer_no);
-			*why = "wrong secret";
-			return -1;
-		}
-		if (hl.master && !host_get(c->peer_no)) {
-			*why = "host number not in the table";
-			return -1;
-		}
-		struct wire_wr w;
-		wire_wr_init(&w);
-		wire_wr_i32(&w, 0);
-		reply_ctrl(d, c, WIRE_DM_AUTH, &w);
-		wire_wr_free(&w);
-		link_up(d, c);
-		return 0;
-	}
-	if (c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
-	    is_reply) {
-		int st = wire_rd_i32(&r);
-		if (r.err)
-			return -1;
-		if (st < 0) {
-			*why = st == PvmBadVersion ? "protocol version mismatch"
-						   : "refused";
-			return -1;
-		}
-		int no = wire_rd_i32(&r);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || n != AUTH_NONCE_LEN || no != c->peer_no)
-			return -1;
-		memcpy(c->nonce_a, p, AUTH_NONCE_LEN);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_MAC_LEN)
-			return -1;
-		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
-		if (!auth_mac_equal(mac, p)) {
-			plog(PL_ERR, "the pvmd at host %d does not know the secret: link refused",
-			     c->peer_no);
-			*why = "wrong secret";
-			return -1;
-		}
-		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
-		struct wire_wr w;
-		wire_wr_init(&w);
-		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
-		struct wire_hdr hh = {.flags = WIRE_F_CTRL,
-				      .dst = wire_host_tid(c->peer_no),
-				      .src = d->hosttid, .tag = WIRE_DM_AUTH};
-		struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
-		wire_wr_free(&w);
-		if (!f)
-			return -1;
-		conn_send(d, c, f);
-		fbuf_put(f);
-		c->auth_step = 1;
-		return 0;
-	}
-	if (c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
-	    is_reply) {
-		int st = wire_rd_i32(&r);
-		if (r.err || r.left || st != 0)
-			return -1;
-		link_up(d, c);
-		return 0;
-	}
-	return -1;
 }
 
 /* ---- the host table (DM_HOSTTAB) ---- */
@@ -556,7 +266,7 @@ int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 {
 	const uint8_t *payload = f->data + WIRE_HDR_SIZE;
 	if (c->state != C_READY)
-		return handshake(d, c, h, payload, why);
+		return link_handshake(d, c, h, payload, why);
 	int peer = c->host->no;
 	if (h->flags & WIRE_F_CTRL) {
 		if (h->flags & WIRE_F_REPLY) {
@@ -622,7 +332,7 @@ void host_link_closed(struct pvmd *d, struct conn *c, const char *why)
 	} else if (h->no == 1) {
 		pvmd_halt(d, "lost the master pvmd");
 	} else {
-		drop_queue(h);
+		host_drop_queue(h);
 	}
 }
 
@@ -644,7 +354,7 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 			conn_close(d, c, why);
 		}
 	}
-	drop_queue(h);
+	host_drop_queue(h);
 	free(h);
 	fwd_host_lost(d, no);
 	if (!was_up)
@@ -694,44 +404,6 @@ void host_halt_all(struct pvmd *d)
 	pvmd_halt(d, "halt");
 }
 
-/* ---- heartbeats ---- */
-
-static void ping_cb(struct ev_loop *l, struct ev_timer *t)
-{
-	struct pvmd *d = t->data;
-	uint64_t now = ev_now_ms();
-	if (tcp_paused && !d->halting) {
-		tcp_paused = 0;
-		ev_io_set(l, &tcp_io, EPOLLIN);
-	}
-	for (struct conn *c = d->conns, *next; c; c = next) {
-		next = c->next;
-		if (c->kind != CONN_LINK || c->state != C_READY)
-			continue;
-		if (now - c->last_rx > hl.timeout_ms) {
-			char why[80];
-			snprintf(why, sizeof why, "no sign of life for %llu ms",
-				 (unsigned long long)(now - c->last_rx));
-			conn_close(d, c, why);
-			continue;
-		}
-		if (now - c->last_tx >= HOST_PING_MS) {
-			struct wire_hdr hh = {.flags = WIRE_F_CTRL,
-					      .dst = wire_host_tid(c->host->no),
-					      .src = d->hosttid,
-					      .tag = WIRE_DM_PING};
-			struct fbuf *f = fbuf_frame(&hh, NULL, 0);
-			if (f) {
-				conn_send(d, c, f);
-				fbuf_put(f);
-			}
-		}
-	}
-	/* a silent link is noticed at most a tenth of the timeout late */
-	unsigned step = hl.timeout_ms / 10;
-	ev_timer_start(l, t, step < 50 ? 50 : step > HOST_PING_MS ? HOST_PING_MS : step);
-}
-
 /* ---- startup ---- */
 
 /* The first IPv4 address of our host name that is not a loopback one. */
@@ -773,20 +445,8 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		}
 		hl.timeout_ms = (unsigned)v;
 	}
-	hl.tcp_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET};
-	socklen_t sl = sizeof sa;
-	if (hl.tcp_fd < 0 || bind(hl.tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    listen(hl.tcp_fd, 128) < 0 ||
-	    getsockname(hl.tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
-		snprintf(err, errlen, "tcp socket: %s", strerror(errno));
+	if (link_init(d, err, errlen) < 0)
 		return -1;
-	}
-	hl.port = ntohs(sa.sin_port);
-	if (ev_io_start(d->loop, &tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb, d) < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(errno));
-		return -1;
-	}
 	if (!*d->ip)
 		guess_ip(d);
 	char path[600];
@@ -816,22 +476,15 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		host_set_addr(d);
 		hl.nup = 1;
 	}
-	ev_timer_init(&hl.ping, ping_cb, d);
-	ev_timer_start(d->loop, &hl.ping, 200);
 	return 0;
 }
 
 void host_fini(struct pvmd *d)
 {
-	(void)d;
-	if (hl.tcp_fd >= 0) {
-		ev_io_stop(d->loop, &tcp_io);
-		close(hl.tcp_fd);
-		hl.tcp_fd = -1;
-	}
+	link_fini(d);
 	for (int i = 1; i <= HOST_MAX; i++) {
 		if (hl.hosts[i]) {
-			drop_queue(hl.hosts[i]);
+			host_drop_queue(hl.hosts[i]);
 			free(hl.hosts[i]);
 			hl.hosts[i] = NULL;
 		}

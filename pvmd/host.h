@@ -1,8 +1,9 @@
 /*
  * host.h - the other hosts of the virtual machine (docs/hosts.md).
  *
- * host.c keeps the host table and the TCP links between pvmds (accept,
- * connect, the secret handshake, heartbeats, death); hoster/hoster.c starts
+ * host.c keeps the host table and what links carry, link.c the TCP links
+ * between pvmds (accept, connect, the secret handshake, heartbeats);
+ * hoster/hoster.c starts
  * pvmds on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile); hoster/slave.c is
  * the startup of a pvmd started that way; fwd.c sends task requests to
  * the pvmd that handles them and routes the replies back.
@@ -60,6 +61,11 @@ extern struct hostlayer hl;
 
 /* ---- host.c ---- */
 
+/* A new entry for host number `no` (state HOST_FREE), or NULL. */
+struct host *host_new(int no);
+/* Drops the frames waiting for a link to h. */
+void host_drop_queue(struct host *h);
+
 /* Opens the TCP listener, reads PVM_HOST_TIMEOUT, and on the master
  * creates the secret (written to the VM directory) and enters this host
  * as host 1.  Returns 0 or -1 with a message in err. */
@@ -81,6 +87,19 @@ int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
 /* The master's table changed: sends DM_HOSTTAB to every other host and
  * applies the change here (notifies). */
 void host_table_changed(struct pvmd *d, const int *added, int nadded);
+/* ---- link.c ---- */
+
+/* Opens the TCP listener (hl.tcp_fd, hl.port) and starts the heartbeats;
+ * 0, or -1 with a message in err.  link_fini closes the listener. */
+int link_init(struct pvmd *d, char *err, size_t errlen);
+void link_fini(struct pvmd *d);
+/* The frames of a link not authenticated yet (DM_HELLO, DM_AUTH).
+ * Returns 0, or -1 with *why set (the caller closes the link). */
+int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		   const uint8_t *payload, const char **why);
+
+/* ---- host.c, again ---- */
+
 /* A link (outgoing, once the connect finished) or an accepted TCP
  * connection: the frame handler for it (conn.c calls it). */
 int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
