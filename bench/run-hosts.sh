@@ -164,18 +164,7 @@ run() { # system route
 ours_run=("${ours_env[@]}" "${ours_extra[@]}")
 [ ${#ours_extra[@]} -eq 0 ] || echo "ours runs with: ${ours_extra[*]}"
 : >"$work/ours.txt"; : >"$work/ref.txt"
-turn=0
-start=$(date +%s)
-for round in $(seq "$rounds"); do
-	for route in pvmd direct; do
-		for method in ${methods//,/ }; do
-			if [ $((turn % 2)) = 0 ]; then run ours $route $method; run ref $route $method
-			else run ref $route $method; run ours $route $method; fi
-			turn=$((turn + 1))
-		done
-	done
-	echo "round $round done ($(( $(date +%s) - start )) s)"
-done
+interleave "$rounds" "$methods"
 
 for sys in ours ref; do # what the programs said on stderr (e.g. a route refused)
 	[ -s "$work/$sys.err" ] && { echo "$sys pingpong's stderr:"; sort "$work/$sys.err" | uniq -c; }

@@ -83,18 +83,7 @@ run() { # system route method
 		{ cat "$work/$1.err" >&2; showlog "$1"; fail "$1 pingpong failed on route $2, method $3"; }
 }
 : >"$work/ours.txt"; : >"$work/ref.txt"
-turn=0
-start=$(date +%s)
-for round in $(seq "$rounds"); do
-	for route in pvmd direct; do
-		for method in psend Raw InPlace Default; do
-			if [ $((turn % 2)) = 0 ]; then run ours $route $method; run ref $route $method
-			else run ref $route $method; run ours $route $method; fi
-			turn=$((turn + 1))
-		done
-	done
-	echo "round $round done ($(( $(date +%s) - start )) s)"
-done
+interleave "$rounds" psend,Raw,InPlace,Default
 
 echo "medians; latency = half round trip; MB/s = 10^6 bytes/s;" \
 	"speedup = ref time / our time (>1: ours faster)"

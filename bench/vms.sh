@@ -76,3 +76,22 @@ check_libpvm3() {
 	case "$ref_lib" in "$ref_libdir"/*|/lib/x86_64-linux-gnu/*) ;;
 		*) fail "the reference $2 loads '$ref_lib', not Debian's";; esac
 }
+
+# interleave ROUNDS METHODS: calls the script's `run SYSTEM ROUTE METHOD`
+# for both routes (pvmd, direct) and each of the comma-separated METHODS,
+# ours and the reference in turn, alternating which goes first so that a
+# change in background load hits both alike; ROUNDS times.
+interleave() {
+	local rounds=$1 methods=$2 turn=0 start round route method
+	start=$(date +%s)
+	for round in $(seq "$rounds"); do
+		for route in pvmd direct; do
+			for method in ${methods//,/ }; do
+				if [ $((turn % 2)) = 0 ]; then run ours $route $method; run ref $route $method
+				else run ref $route $method; run ours $route $method; fi
+				turn=$((turn + 1))
+			done
+		done
+		echo "round $round done ($(( $(date +%s) - start )) s)"
+	done
+}
