@@ -56,9 +56,22 @@ struct start {
 	char line[512];
 	size_t nline;
 	int connecting;         /* got "ok": the link is being opened */
+	int manual;             /* so=ms: the user starts it; the dialogue
+				 * is on our terminal (stdin, stdout) */
+	int waiting;            /* manual, behind another manual start */
+	struct hostopt o;       /* (manual: kept until its turn) */
 };
 
 static struct start *starts;
+static int foreground;          /* pvmd -f: stdin and stdout are the user's */
+static struct start *manual_now; /* the manual start holding the terminal */
+
+void hoster_set_foreground(int on)
+{
+	foreground = on;
+}
+
+static void manual_next(struct pvmd *d);
 static struct hostfile hf;      /* the startup hostfile's entries */
 static int have_hf;
 
@@ -109,7 +122,12 @@ static void start_free(struct pvmd *d, struct start *s)
 		close(s->err_fd);
 	if (s->pid > 0)
 		kill(s->pid, SIGKILL); /* reaped by pvmd_reap */
+	int was_manual = manual_now == s;
+	if (was_manual)
+		manual_now = NULL;
 	free(s);
+	if (was_manual)
+		manual_next(d);
 }
 
 /* The start failed: the host leaves the table, the request learns why. */
@@ -277,21 +295,95 @@ static unsigned start_timeout(void)
 	return v >= 100 && v <= 3600000 ? (unsigned)v : START_TIMEOUT_MS;
 }
 
-/* Runs the rsh command for `o`.  Returns 0 or a PVM error code. */
-static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
+/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
+static int remote_command(const struct hostopt *o, char *cmd, size_t n)
 {
-	char dx[1100], self[600], cmd[1200];
+	char dx[1100], self[600];
 	if (*o->dx) {
 		snprintf(dx, sizeof dx, "%s", o->dx);
 	} else {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n <= 0)
-			return PvmSysErr;
-		self[n] = 0;
+		ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (k <= 0)
+			return -1;
+		self[k] = 0;
 		snprintf(dx, sizeof dx, "%s", self);
 	}
-	shell_quote(cmd, sizeof cmd - 4, dx);
+	shell_quote(cmd, n - 4, dx);
 	strcat(cmd, " -s");
+	return 0;
+}
+
+/* The startup lines for s's pvmd (docs/hosts.md); the secret is among
+ * them.  Returns their length. */
+static int startup_lines(const struct start *s, const struct hostopt *o,
+			 char *buf, size_t size)
+{
+	char hex[2 * AUTH_SECRET_LEN + 1];
+	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
+	/* id=: the virtual machine id to use there */
+	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
+	int n = snprintf(buf, size,
+			 "version %d\nvmid %s\nhostno %d\nname %s\nsecret %s\n"
+			 "timeout %u\n",
+			 WIRE_VERSION, vmid ? vmid : "", s->h->no, o->name, hex,
+			 hl.timeout_ms);
+	if (*o->wd)
+		n += snprintf(buf + n, size - (size_t)n, "wd %s\n", o->wd);
+	if (*o->ep)
+		n += snprintf(buf + n, size - (size_t)n, "ep %s\n", o->ep);
+	if (*o->bx)
+		n += snprintf(buf + n, size - (size_t)n, "bx %s\n", o->bx);
+	n += snprintf(buf + n, size - (size_t)n, "end\n");
+	explicit_bzero(hex, sizeof hex);
+	return n;
+}
+
+/* ---- manual start (so=ms): the dialogue on the foreground pvmd's
+ * terminal, one host at a time, as the reference's pvmd holds it ---- */
+
+static void manual_begin(struct pvmd *d, struct start *s)
+{
+	char cmd[1200], lines[4096];
+	s->waiting = 0;
+	manual_now = s;
+	if (remote_command(&s->o, cmd, sizeof cmd) < 0) {
+		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
+		return;
+	}
+	int n = startup_lines(s, &s->o, lines, sizeof lines);
+	printf("*** Manual startup ***\n"
+	       "Login to \"%s\" and type:\n%s\n"
+	       "and give it these lines on its standard input:\n%.*s"
+	       "Type response: ",
+	       s->o.name, cmd, n, lines);
+	fflush(stdout);
+	explicit_bzero(lines, sizeof lines);
+	s->out_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	if (s->out_fd < 0 ||
+	    ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0) {
+		char why[120];
+		snprintf(why, sizeof why, "cannot read the terminal: %s",
+			 strerror(errno));
+		start_fail(d, s, PvmSysErr, why);
+	}
+}
+
+static void manual_next(struct pvmd *d)
+{
+	struct start *next = NULL;
+	for (struct start *s = starts; s; s = s->next)
+		if (s->manual && s->waiting)
+			next = s; /* the oldest: new ones go in front */
+	if (next)
+		manual_begin(d, next);
+}
+
+/* Runs the rsh command for `o`.  Returns 0 or a PVM error code. */
+static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
+{
+	char cmd[1200];
+	if (remote_command(o, cmd, sizeof cmd) < 0)
+		return PvmSysErr;
 
 	const char *rsh = getenv("PVM_RSH");
 	char rshbuf[1024];
@@ -348,26 +440,10 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	fcntl(s->err_fd, F_SETFL, O_NONBLOCK);
 
 	/* the startup lines: the secret goes only this way */
-	char hex[2 * AUTH_SECRET_LEN + 1];
-	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
-	/* id=: the virtual machine id to use there */
-	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
 	char buf[4096];
-	int n = snprintf(buf, sizeof buf,
-			 "version %d\nvmid %s\nhostno %d\nname %s\nsecret %s\n"
-			 "timeout %u\n",
-			 WIRE_VERSION, vmid ? vmid : "", s->h->no, o->name, hex,
-			 hl.timeout_ms);
-	if (*o->wd)
-		n += snprintf(buf + n, sizeof buf - (size_t)n, "wd %s\n", o->wd);
-	if (*o->ep)
-		n += snprintf(buf + n, sizeof buf - (size_t)n, "ep %s\n", o->ep);
-	if (*o->bx)
-		n += snprintf(buf + n, sizeof buf - (size_t)n, "bx %s\n", o->bx);
-	n += snprintf(buf + n, sizeof buf - (size_t)n, "end\n");
+	int n = startup_lines(s, o, buf, sizeof buf);
 	ssize_t w = write(in[1], buf, (size_t)n);
-	memset(buf, 0, sizeof buf);
-	memset(hex, 0, sizeof hex);
+	explicit_bzero(buf, sizeof buf);
 	close(in[1]);
 	if (w != n)
 		plog(PL_ERR, "host %s: could not write its startup lines", o->name);
@@ -419,9 +495,15 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 {
 	if (host_by_name(o->name) || spawn_is_our_host(d, o->name))
 		return PvmDupHost;
-	if (!strcmp(o->so, "ms")) {
-		plog(PL_ERR, "host %s: manual startup (so=ms) is not supported",
-		     o->name);
+	if (!strcmp(o->so, "ms") && !foreground) {
+		plog(PL_ERR, "host %s: manual startup (so=ms) needs the master "
+		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
+		     "terminal", o->name);
+		return PvmCantStart;
+	}
+	if (!strcmp(o->so, "pw")) {
+		plog(PL_ERR, "host %s: so=pw (a password) is not supported: "
+		     "start hosts with ssh keys", o->name);
 		return PvmCantStart;
 	}
 	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
@@ -463,6 +545,15 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	ev_timer_init(&s->timer, timeout_cb, d);
 	s->next = starts;
 	starts = s;
+	if (!strcmp(o->so, "ms")) {
+		/* no time limit: a person is typing */
+		s->manual = s->waiting = 1;
+		s->o = *o;
+		plog(PL_INFO, "host %s (host %d): manual startup", o->name, no);
+		if (!manual_now)
+			manual_begin(d, s);
+		return 0;
+	}
 	int st = run_rsh(d, s, o);
 	if (st < 0) {
 		s->ar = NULL;

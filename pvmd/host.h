@@ -139,6 +139,8 @@ void hoster_link_failed(struct pvmd *d, struct host *h, const char *why);
 /* Options of a host from the hostfile (NULL: none). */
 const struct hostopt *hoster_opts(const char *name);
 void hoster_fini(struct pvmd *d);
+/* pvmd -f: so=ms manual starts hold their dialogue on stdin/stdout. */
+void hoster_set_foreground(int on);
 
 /* ---- slave.c ---- */
 

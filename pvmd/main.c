@@ -347,6 +347,7 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	/* With a hostfile, the starting process returns once its hosts are
 	 * in the machine (or have failed, in the log): pvmd_started(). */
 	started_foreground = foreground;
+	hoster_set_foreground(foreground);
 	int pending = 0;
 	if (hostfile) {
 		char herr2[700];

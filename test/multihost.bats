@@ -557,6 +557,49 @@ mh_stream_wait() {
 	printf '%s\n' "$output" | grep -qx "partners 1"
 }
 
+@test "so=ms: a manual start through the foreground master's terminal; so=ms without -f and so=pw refused" {
+	# without -f the master has no terminal for the dialogue: a clear error
+	printf '%s\n' "* ep=$MH_BIN" "h2 so=ms" "h3 so=pw" >"$BATS_TEST_TMPDIR/hostfile"
+	mh_start_with "$BATS_TEST_TMPDIR/hostfile"
+	mh_log 1 | grep 'host h2: manual startup (so=ms) needs the master pvmd in the foreground'
+	mh_log 1 | grep 'host h3: so=pw (a password) is not supported'
+	[ "$(mh_conf_n)" = 1 ]
+	mh_stop
+	# in the foreground: the master prints what to type on h2 and reads
+	# the answer on its stdin, as the reference's pvmd does
+	local d=$BATS_TEST_TMPDIR
+	printf '%s\n' "* ep=$MH_BIN" "h2 so=ms" "h3" >"$d/hostfile"
+	mkfifo "$d/in"
+	exec 4<>"$d/in"
+	MH_UP=1
+	on_host_bg 1 bash -c "exec '$PVMD_BIN' -f '$d/hostfile' <'$d/in' >'$d/out' 2>'$d/err'"
+	wait_until 20 grep -q 'Type response: ' "$d/out"
+	cat "$d/out"
+	grep -qx '\*\*\* Manual startup \*\*\*' "$d/out"
+	grep -qx 'Login to "h2" and type:' "$d/out"
+	# the secret is in the lines the user gives the new pvmd's stdin, on
+	# no command line
+	local cmd
+	cmd=$(sed -n '/^Login to "h2" and type:$/{n;p}' "$d/out")
+	[[ "$cmd" == *'" -s' ]]
+	[[ "$cmd" != *secret* ]]
+	sed -n '/on its standard input:$/,/^end$/p' "$d/out" | sed 1d >"$d/lines"
+	grep -q '^secret [0-9a-f]\{64\}$' "$d/lines"
+	# h3, started by ssh meanwhile, is already in
+	wait_until 30 mh_has_n 2
+	local answer
+	answer=$(on_host 2 bash -c "$cmd <'$d/lines'")
+	echo "h2 answered: $answer"
+	[[ "$answer" == "ok "* ]]
+	echo "$answer" >&4
+	wait_until 30 mh_has_n 3
+	run mh_console 1 conf
+	show
+	printf '%s\n' "$output" | grep -Eq '^ +h2 +[0-9a-f]+ +LINUX64'
+	mh_ok 1 pt_mh pingall nobig
+	exec 4>&-
+}
+
 @test "halt from a slave's console stops every host" {
 	mh_start 4
 	run mh_console 3 $'spawn -4 -> pt_mh child wait'
