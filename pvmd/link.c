@@ -22,6 +22,11 @@
 #include "pvm3.h"
 #include "wire.h"
 
+/* Connections not authenticated yet that we keep at once: a peer that
+ * opens many and says nothing costs at most this many descriptors (the
+ * oldest goes first; a real pvmd authenticates within milliseconds). */
+#define PREAUTH_MAX 32
+
 static struct ev_io tcp_io;
 static int tcp_paused; /* out of descriptors: accepting again next tick */
 
@@ -53,6 +58,19 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		int npre = 0;
+		struct conn *oldest = NULL; /* d->conns: newest first */
+		for (struct conn *o = d->conns; o; o = o->next)
+			if (o->kind == CONN_LINK && !o->outgoing &&
+			    o->state == C_HANDSHAKE) {
+				npre++;
+				oldest = o;
+			}
+		if (npre >= PREAUTH_MAX) {
+			plog(PL_ERR, "%d link connections not authenticated: dropping the oldest",
+			     npre);
+			conn_close(d, oldest, "too many connections not authenticated");
+		}
 		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
 		if (c)
 			plog(PL_DEBUG, "link connection from %s:%d",

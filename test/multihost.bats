@@ -621,7 +621,7 @@ mh_port() {
 		'$0 ~ "pid=" p "," { n = split($4, a, ":"); print a[n]; exit }'
 }
 
-@test "a forged pvmd without the secret is refused, the machine keeps working" {
+@test "a forged pvmd without the secret is refused, a flood of silent connections is capped, the machine keeps working" {
 	command -v python3 >/dev/null || skip "no python3"
 	mh_start 3
 	local port
@@ -646,6 +646,24 @@ mh_port() {
 	[ "$(mh_conf_n)" = 3 ]
 	mh_ok 1 pt_mh pingall nobig
 	mh_ok 3 pt_mh pingall nobig
+	# 200 connections to the master's port that never say a word: it
+	# keeps at most a few dozen of them, and goes on
+	port=$(mh_port 1)
+	local pid fds0 fds
+	pid=$(mh_pvmd_pid 1)
+	fds0=$(ls /proc/"$pid"/fd | wc -l)
+	on_host_bg 3 python3 -c '
+import socket, sys, time
+s = [socket.create_connection(("h1", int(sys.argv[1]))) for _ in range(200)]
+time.sleep(8)' "$port"
+	local flood=$HOSTS_BG_PID
+	wait_until 10 eval 'mh_log 1 | grep -q "link connections not authenticated: dropping the oldest"'
+	fds=$(ls /proc/"$pid"/fd | wc -l)
+	echo "# master's descriptors: $fds0 before, $fds during the flood" >&3
+	[ "$fds" -lt $((fds0 + 40)) ]
+	[ "$(mh_conf_n)" = 3 ]
+	mh_ok 1 pt_mh pingall nobig
+	kill "$flood" 2>/dev/null || true
 }
 
 # ---- unchanged Debian programs ----
