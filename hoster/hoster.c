@@ -91,14 +91,7 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 		int ok = 0;
 		for (int i = 0; i < ar->n; i++)
 			ok += ar->results[i] > 0;
-		struct wire_wr w;
-		wire_wr_init(&w);
-		wire_wr_i32(&w, ok);
-		wire_wr_i32(&w, ar->n);
-		for (int i = 0; i < ar->n; i++)
-			wire_wr_i32(&w, ar->results[i]);
-		ctl_reply_tid(d, ar->req_tid, &ar->req, &w);
-		wire_wr_free(&w);
+		ctl_reply_list(d, ar->req_tid, &ar->req, ok, ar->n, ar->results);
 	} else {
 		pvmd_started(); /* the startup hostfile is done */
 	}
@@ -639,8 +632,6 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int n = wire_rd_count(r, 4);
 	if (r->err)
 		return -1;
-	struct wire_wr w;
-	wire_wr_init(&w);
 	int *res = calloc((size_t)n + 1, sizeof *res);
 	char **names = calloc((size_t)n + 1, sizeof *names);
 	int ok = 0;
@@ -677,15 +668,9 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	free(names);
 	if (r->err || r->left || !res) {
 		free(res);
-		wire_wr_free(&w);
 		return -1;
 	}
-	wire_wr_i32(&w, ok);
-	wire_wr_i32(&w, n);
-	for (int i = 0; i < n; i++)
-		wire_wr_i32(&w, res[i]);
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
+	ctl_reply_list(d, ctl_src(c, h), h, ok, n, res);
 	free(res);
 	return 0;
 }

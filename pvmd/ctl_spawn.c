@@ -97,20 +97,6 @@ void spawn_encode(struct wire_wr *w, const struct spawn_req *q)
 	wire_wr_i32(w, q->outtag);
 }
 
-static void spawn_reply(struct pvmd *d, struct conn *c,
-			const struct wire_hdr *h, int status, int n,
-			const int *tids)
-{
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, status);
-	wire_wr_i32(&w, n);
-	for (int i = 0; i < n; i++)
-		wire_wr_i32(&w, tids[i]);
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
-}
-
 int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	      struct wire_rd *r)
 {
@@ -123,21 +109,21 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (q.count < 1 || q.count > SPAWN_MAX_COUNT || !*q.file) {
 		plog(PL_ERR, "t%x: spawn of '%s' with count %d refused",
 		     ptid, q.file, q.count);
-		spawn_reply(d, c, h, PvmBadParam, 0, NULL);
+		ctl_reply_list(d, ptid, h, PvmBadParam, 0, NULL);
 		spawn_req_free(&q);
 		return 0;
 	}
 	int *tids = malloc((size_t)q.count * sizeof *tids);
 	if (!tids) {
-		spawn_reply(d, c, h, PvmNoMem, 0, NULL);
+		ctl_reply_list(d, ptid, h, PvmNoMem, 0, NULL);
 		spawn_req_free(&q);
 		return 0;
 	}
 	int st = spawn_tasks(d, ptid, &q, tids);
 	if (st < 0)
-		spawn_reply(d, c, h, st, 0, NULL);
+		ctl_reply_list(d, ptid, h, st, 0, NULL);
 	else
-		spawn_reply(d, c, h, st, q.count, tids);
+		ctl_reply_list(d, ptid, h, st, q.count, tids);
 	free(tids);
 	spawn_req_free(&q);
 	return 0;

@@ -39,6 +39,19 @@ void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
 	host_send_ctrl(d, host_no_of_tid(tid), &hh, payload);
 }
 
+void ctl_reply_list(struct pvmd *d, int tid, const struct wire_hdr *req,
+		    int status, int n, const int *v)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, v[i]);
+	ctl_reply_tid(d, tid, req, &w);
+	wire_wr_free(&w);
+}
+
 /* ---- pending requests this pvmd made for itself ---- */
 
 enum pend_kind { P_TASKS, P_SPAWN, P_PSTAT };
@@ -238,14 +251,7 @@ static void spawn_finish(struct pvmd *d, struct pend *p)
 	int started = 0;
 	for (int i = 0; i < p->count; i++)
 		started += p->tids[i] > 0;
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, started);
-	wire_wr_i32(&w, p->count);
-	for (int i = 0; i < p->count; i++)
-		wire_wr_i32(&w, p->tids[i]);
-	ctl_reply_tid(d, p->req_tid, &p->req, &w);
-	wire_wr_free(&w);
+	ctl_reply_list(d, p->req_tid, &p->req, started, p->count, p->tids);
 	pend_free(p);
 }
 

@@ -166,6 +166,10 @@ void fwd_host_lost(struct pvmd *d, int hostno);
  * here, or over the link to its host (REPLY). */
 void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
 		   const struct wire_wr *payload);
+/* ctl_reply_tid with the payload i32 status, i32 n, n x i32 v[i] (the
+ * answer of spawn, addhost, delhost). */
+void ctl_reply_list(struct pvmd *d, int tid, const struct wire_hdr *req,
+		    int status, int n, const int *v);
 /* The tid a request on `c` is from: the task of a task connection, the
  * header's src on a link. */
 int ctl_src(const struct conn *c, const struct wire_hdr *h);
