@@ -409,12 +409,13 @@ void fwd_check_task(struct pvmd *d, int tid)
 
 /* ---- dispatch ---- */
 
+/* The i32 a payload starts with (0 if it is shorter). */
 static int first_i32(const struct wire_hdr *h, const uint8_t *payload)
 {
-	if (h->len < 4)
-		return 0;
-	return (int)((uint32_t)payload[0] << 24 | (uint32_t)payload[1] << 16 |
-		     (uint32_t)payload[2] << 8 | payload[3]);
+	struct wire_rd r;
+	wire_rd_init(&r, payload, h->len);
+	int v = wire_rd_i32(&r);
+	return r.err ? 0 : v;
 }
 
 static int forward(struct pvmd *d, int no, const struct wire_hdr *h,

@@ -244,13 +244,10 @@ static void group_changed(struct pvmd *d, struct group *g, int departed)
 		wire_wr_str(&w, g->name);
 		struct wire_hdr ev = {.tag = WIRE_TM_GS_EVENT, .wid = 0};
 		for (int i = 0; i < g->ncachers; i++) {
+			ctl_reply_tid(d, g->cachers[i], &ev, &w);
 			struct task *t = task_find(d, g->cachers[i]);
-			if (t && t->conn) {
-				conn_reply(d, t->conn, &ev, &w);
+			if (t && t->conn)
 				conn_flush_now(d, t->conn);
-			} else if (!host_is_local_tid(d, g->cachers[i])) {
-				ctl_reply_tid(d, g->cachers[i], &ev, &w);
-			}
 		}
 		wire_wr_free(&w);
 		g->ncachers = 0;

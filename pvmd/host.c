@@ -126,6 +126,15 @@ static void send_dm(struct pvmd *d, struct host *h, int code,
 	host_send_ctrl(d, h->no, &hh, payload);
 }
 
+/* The same to every other host in the table. */
+static void send_dm_all(struct pvmd *d, int code, const struct wire_wr *payload)
+{
+	for (int i = 1; i <= HOST_MAX; i++)
+		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
+		    wire_host_tid(i) != d->hosttid)
+			send_dm(d, hl.hosts[i], code, payload);
+}
+
 /* ---- the host table (DM_HOSTTAB) ---- */
 
 static void put_host(struct wire_wr *w, const struct host *h)
@@ -150,10 +159,7 @@ void host_table_changed(struct pvmd *d, const int *added, int nadded)
 	for (int i = 1; i <= HOST_MAX; i++)
 		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP)
 			put_host(&w, hl.hosts[i]);
-	for (int i = 2; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
-		    wire_host_tid(i) != d->hosttid)
-			send_dm(d, hl.hosts[i], WIRE_DM_HOSTTAB, &w);
+	send_dm_all(d, WIRE_DM_HOSTTAB, &w);
 	wire_wr_free(&w);
 	int before = hl.nup;
 	hl.nup = n;
@@ -376,10 +382,7 @@ void host_task_exit(struct pvmd *d, int tid)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, tid);
-	for (int i = 1; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
-		    wire_host_tid(i) != d->hosttid)
-			send_dm(d, hl.hosts[i], WIRE_DM_TASKEXIT, &w);
+	send_dm_all(d, WIRE_DM_TASKEXIT, &w);
 	wire_wr_free(&w);
 }
 

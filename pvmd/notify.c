@@ -161,16 +161,16 @@ void notify_host_delete(struct pvmd *d)
 
 void notify_host_add(struct pvmd *d, const int *tids, int n)
 {
-	/* body: XDR int n, then n pvmd tids (man 3 pvm_notify) */
-	uint8_t *b = malloc(4 * ((size_t)n + 1));
-	if (!b)
+	/* body: XDR int n, then n pvmd tids (man 3 pvm_notify); an XDR int
+	 * is the wire's big-endian i32 */
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, tids[i]);
+	if (w.err) {
+		wire_wr_free(&w);
 		return;
-	for (int i = 0; i <= n; i++) {
-		uint32_t v = (uint32_t)(i ? tids[i - 1] : n);
-		b[4 * i] = (uint8_t)(v >> 24);
-		b[4 * i + 1] = (uint8_t)(v >> 16);
-		b[4 * i + 2] = (uint8_t)(v >> 8);
-		b[4 * i + 3] = (uint8_t)v;
 	}
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *x = *pp;
@@ -178,7 +178,7 @@ void notify_host_add(struct pvmd *d, const int *tids, int n)
 			pp = &x->next;
 			continue;
 		}
-		pvmd_send_msg(d, x->owner, x->tag, x->ctx, b, 4 * ((size_t)n + 1));
+		pvmd_send_msg(d, x->owner, x->tag, x->ctx, w.buf, w.len);
 		if (x->count > 0 && --x->count == 0) {
 			*pp = x->next;
 			free(x);
@@ -186,7 +186,7 @@ void notify_host_add(struct pvmd *d, const int *tids, int n)
 			pp = &x->next;
 		}
 	}
-	free(b);
+	wire_wr_free(&w);
 }
 
 void notify_host_lost(struct pvmd *d, int hosttid)
