@@ -76,6 +76,12 @@ inboxes() {
 	TMO=120 prog_ok pt_shm stress 5000
 }
 
+@test "messages from a sender that exits right after sending end the wait (no sleep on a full queue)" {
+	# the receiver naps between its last look at the rings and the look
+	# before sleeping, where it finds the sender dead and drains its ring
+	PVM_SHM_TEST_NAP=150000 prog_ok pt_shm exitsend 5
+}
+
 @test "a receiver blocked in pvm_recv does not burn a core" {
 	prog_ok pt_shm cpu
 }

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "conn.h"
 #include "lpvm.h"
@@ -181,6 +182,8 @@ static int shm_progress(const struct timespec *timeout)
 			break;
 	}
 	int64_t cap;
+	if (lp_shm_test_nap_us)
+		usleep(lp_shm_test_nap_us);
 	if ((n = lp_shm_sleep_begin(&cap)) > 0)
 		return n;
 	int64_t now = lp_shm_now_ns();

@@ -22,6 +22,7 @@
 struct shm_self lp_shm = {.efd = -1};
 int lp_shm_polltype = PvmPollSleep;
 int lp_shm_polltime = 20000; /* probes of the rings before sleeping */
+unsigned lp_shm_test_nap_us; /* PVM_SHM_TEST_NAP (tests only) */
 
 #define NBUCKET 256
 static struct shm_peer *bucket[NBUCKET];
@@ -144,6 +145,8 @@ static int shm_init(void)
 		lp_shm_direct_min = SIZE_MAX; /* 0: never */
 	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0,
 				   SIZE_MAX);
+	lp_shm_test_nap_us = (unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0,
+					       1000000);
 	if (lp_shm_split_min == 0)
 		lp_shm_split_min = SIZE_MAX;
 	if (lp_shm_rx_init() < 0) {
@@ -393,9 +396,10 @@ int lp_shm_sleep_begin(int64_t *cap_ns)
 							   : 100000000;
 		}
 	}
-	if (lp_shm_rx_check())
+	int took;
+	if (lp_shm_rx_check(&took))
 		*cap_ns = 100000000; /* a sender may have died mid-message */
-	int n = lp_shm_poll();
+	int n = lp_shm_poll() + took;
 	if (n > 0) {
 		lp_shm_sleep_end();
 		return n;

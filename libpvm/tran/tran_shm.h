@@ -93,7 +93,7 @@ void lp_shm_tx_handoff(struct shm_peer *sp);
 int lp_shm_rx_init(void);
 void lp_shm_rx_fini(void);
 int lp_shm_rx_poll(void);
-int lp_shm_rx_check(void);
+int lp_shm_rx_check(int *took);
 /* Stores, in every active slot, the last seq delivered in order from its
  * sender (for the senders' single-copy check). */
 void lp_shm_rx_publish_delivered(void);
@@ -133,6 +133,10 @@ extern size_t lp_shm_direct_min;
 /* a large message is split with an awake receiver from this size on
  * (PVM_SHM_SPLIT, 0: never) */
 extern size_t lp_shm_split_min;
+/* Tests only (PVM_SHM_TEST_NAP, microseconds): a pause between the last
+ * look at the rings and the look before sleeping, the window in which a
+ * sender can publish and die (test/shm.bats). */
+extern unsigned lp_shm_test_nap_us;
 int lp_shm_post(int src, int tag, void *buf, size_t len);
 int lp_shm_post_done(void);
 void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,

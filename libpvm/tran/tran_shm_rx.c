@@ -424,11 +424,14 @@ void lp_shm_rx_publish_delivered(void)
 /* Frees the slots of senders that died (SIGKILL...) once their ring is
  * drained, dropping a message they left half written.  Returns whether
  * some slot still holds a partial message (the caller then sleeps at
- * most CHECK_NS). */
-int lp_shm_rx_check(void)
+ * most CHECK_NS).  *took counts the messages the last drain of a dead
+ * sender's ring delivered: the caller must not sleep on them (a sender
+ * that exits right after its last send is "dead" here). */
+int lp_shm_rx_check(int *took)
 {
 	int64_t now = lp_shm_now_ns();
 	int partial = 0;
+	*took = 0;
 	if (now < next_check) {
 		for (uint32_t i = 0; i < lp_shm.nslot; i++)
 			partial |= lp_shm.in[i].part || lp_shm.in[i].skipping;
@@ -445,7 +448,7 @@ int lp_shm_rx_check(void)
 			struct shm_in *in = &lp_shm.in[i];
 			int pid = atomic_load(&s->spid);
 			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
-				drain(i);
+				*took += drain(i);
 				/* what it did not publish never comes */
 				if (in->broken ||
 				    !ready(shmseg_ring(lp_shm.base, i),

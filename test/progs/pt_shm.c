@@ -29,6 +29,7 @@
 #define T_OK 13
 #define T_EXIT 14
 #define T_READY 15
+#define T_BURST 100 /* ..107: child-burst */
 
 static uint8_t pat(uint64_t i, unsigned seed)
 {
@@ -257,6 +258,19 @@ static int child_stress(int n)
 	int parent = pvm_parent();
 	int errs = stress(parent, n, (unsigned)getpid(), 0);
 	pvm_psend(parent, T_OK, &errs, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* Started by the parent with fork and exec, not spawned (argv: the
+ * parent's tid): sends a burst of short messages when told and leaves at
+ * once (pvm_exit right after the last send, as mhf_tickle does). */
+static int child_burst(int parent)
+{
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	pvm_precv(parent, T_READY, NULL, 0, PVM_BYTE, NULL, NULL, NULL);
+	for (int k = 0; k < 8; k++)
+		pvm_psend(parent, T_BURST + k, &k, 1, PVM_INT);
 	pvm_exit();
 	return 0;
 }
@@ -574,6 +588,65 @@ static int do_stress(int n)
 	return t_done("stress");
 }
 
+/* n senders, each sends a burst when told and exits at once, while the
+ * receiver, in pvm_trecv, naps (PVM_SHM_TEST_NAP) between its last look
+ * at the rings and the look before it sleeps.  That last look finds the
+ * sender dead and drains its ring: the messages it takes must end the
+ * wait.  (They once did not: a receiver whose sched_yield let the sender
+ * finish slept on a full queue, one run of mhf_tickle in fifty under
+ * load.)  The senders are our children, reaped by the kernel at once: a
+ * task the pvmd spawned stays a zombie until the pvmd reaps it, and a
+ * zombie is not dead to kill(pid, 0). */
+static int do_exitsend(int n)
+{
+	int lost = 0;
+	char me[32];
+	snprintf(me, sizeof me, "%d", pvm_mytid());
+	signal(SIGCHLD, SIG_IGN);
+	pvm_setopt(PvmPollTime, 1); /* sleep after the first probes */
+	double t0 = t_now();
+	for (int i = 0; i < n && lost < 3; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			unsetenv("PVM_SHM_TEST_NAP");
+			execl("/proc/self/exe", "pt_shm", "child-burst", me,
+			      (char *)NULL);
+			_exit(127);
+		}
+		int c = -1;
+		if (pid < 0 ||
+		    pvm_precv(-1, T_READY, NULL, 0, PVM_BYTE, &c, NULL, NULL) < 0) {
+			CHECK(0, "start sender %d", i);
+			break;
+		}
+		pvm_psend(c, T_READY, NULL, 0, PVM_BYTE);
+		for (int k = 0; k < 8; k++) {
+			/* a lost wake-up shows as a wait until the timeout:
+			 * pvm_trecv then finds the message all the same */
+			struct timeval tv = {3, 0};
+			double t1 = t_now();
+			int b = pvm_trecv(c, -1, &tv), tag = -1, v = -1;
+			double dt = t_now() - t1;
+			if (b <= 0 || dt > 2) {
+				CHECK(0, "round %d: message %d %s after %.2f s", i,
+				      k, b > 0 ? "received" : "not received", dt);
+				lost++;
+				break;
+			}
+			pvm_bufinfo(b, NULL, &tag, NULL);
+			pvm_upkint(&v, 1, 1);
+			if (tag != T_BURST + k || v != k) {
+				CHECK(0, "round %d: message %d has tag %d value %d",
+				      i, k, tag, v);
+				break;
+			}
+		}
+	}
+	CHECK(lost == 0, "%d bursts late or lost", lost);
+	printf("%d bursts from exiting senders in %.2f s\n", n, t_now() - t0);
+	return t_done("exitsend");
+}
+
 static double cpu_secs(int pid)
 {
 	char path[64], buf[1024];
@@ -659,6 +732,8 @@ int main(int argc, char **argv)
 		return child_deaf();
 	if (!strcmp(m, "child-stress"))
 		return child_stress(atoi(a));
+	if (!strcmp(m, "child-burst"))
+		return child_burst(atoi(a));
 	if (!strcmp(m, "child-block"))
 		return child_block();
 	if (pvm_mytid() < 0)
@@ -683,6 +758,8 @@ int main(int argc, char **argv)
 		r = do_exitdeaf();
 	else if (!strcmp(m, "stress"))
 		r = do_stress(atoi(a));
+	else if (!strcmp(m, "exitsend"))
+		r = do_exitsend(atoi(a));
 	else if (!strcmp(m, "cpu"))
 		r = do_cpu();
 	else if (!strcmp(m, "opts"))
