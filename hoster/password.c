@@ -29,7 +29,13 @@ static struct {
 	int out;                /* where the prompt goes */
 	int echo_off;           /* fd's echo was turned off: restore `saved` */
 	struct termios saved;
+	int bytewise;           /* not a terminal: read byte by byte, so that
+				 * what follows the line stays for the next */
+	int unpolled;           /* a file (epoll cannot watch it): read from
+				 * a timer, it never blocks */
+	unsigned gen;           /* one per prompt */
 	struct ev_io io;
+	struct ev_timer timer;
 	char buf[PW_MAX + 1];
 	size_t n;
 	pw_done_cb done;
@@ -55,7 +61,10 @@ static void prompt_end(struct pvmd *d)
 {
 	if (!pr.active)
 		return;
-	ev_io_stop(d->loop, &pr.io);
+	if (pr.unpolled)
+		ev_timer_stop(d->loop, &pr.timer);
+	else
+		ev_io_stop(d->loop, &pr.io);
 	if (pr.echo_off) {
 		tcsetattr(pr.fd, TCSAFLUSH, &pr.saved);
 		put(pr.out, "\n"); /* the Enter typed was not echoed */
@@ -75,13 +84,12 @@ static void prompt_finish(struct pvmd *d, const char *pw, const char *why)
 	pr.n = 0;
 }
 
-static void prompt_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+/* One read: a whole line from a terminal (canonical mode), one byte from
+ * anything else. */
+static void prompt_step(struct pvmd *d)
 {
-	struct pvmd *d = io->data;
-	(void)l;
-	(void)ev;
-	/* one read per event: a blocking stdin never stalls the loop */
-	ssize_t n = read(pr.fd, pr.buf + pr.n, sizeof pr.buf - 1 - pr.n);
+	size_t room = sizeof pr.buf - 1 - pr.n;
+	ssize_t n = read(pr.fd, pr.buf + pr.n, pr.bytewise ? 1 : room);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
 	if (n <= 0) {
@@ -98,6 +106,21 @@ static void prompt_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 	} else if (pr.n == sizeof pr.buf - 1) {
 		prompt_finish(d, NULL, "password too long");
 	}
+}
+
+static void prompt_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+{
+	(void)l;
+	(void)ev;
+	prompt_step(io->data); /* one read per event: never stalls the loop */
+}
+
+static void prompt_timer_cb(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)l;
+	unsigned gen = pr.gen;
+	while (pr.active && pr.gen == gen)
+		prompt_step(t->data);
 }
 
 int pw_prompt(struct pvmd *d, const char *host, const char *login,
@@ -138,7 +161,17 @@ int pw_prompt(struct pvmd *d, const char *host, const char *login,
 	pr.done = done;
 	pr.arg = arg;
 	pr.active = 1;
-	if (ev_io_start(d->loop, &pr.io, fd, EPOLLIN, prompt_cb, d) < 0) {
+	pr.gen++;
+	pr.bytewise = !isatty(fd);
+	pr.unpolled = 0;
+	int st = ev_io_start(d->loop, &pr.io, fd, EPOLLIN, prompt_cb, d);
+	if (st < 0 && errno == EPERM) {
+		/* a regular file or /dev/null: read from the loop, at once */
+		pr.unpolled = 1;
+		ev_timer_init(&pr.timer, prompt_timer_cb, d);
+		st = ev_timer_start(d->loop, &pr.timer, 0);
+	}
+	if (st < 0) {
 		snprintf(why, whylen, "cannot watch the terminal: %s",
 			 strerror(errno));
 		pw_cancel(d);

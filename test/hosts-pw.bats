@@ -135,6 +135,20 @@ no_password_anywhere() {
 	no_password_anywhere
 }
 
+@test "so=pw with no terminal: the password is read from stdin (a pipe), one line per host; end of input fails the next" {
+	local d=$BATS_TEST_TMPDIR
+	printf '%s\n' "* ep=$MH_BIN" "h2 so=pw" "h3 so=pw lo=root" >"$d/hostfile"
+	on_host_bg 1 setsid bash -c "cat '$PW_GOOD' | exec '$PVMD_BIN' -f '$d/hostfile' >'$d/tty' 2>&1"
+	wait_until 20 pw_joined h2
+	wait_until 20 on_host 1 grep -q 'cannot add host h3' "$VMDIR/pvmd.log"
+	on_host 1 grep -q 'cannot add host h3: no password (end of input)' "$VMDIR/pvmd.log"
+	# the prompts went to stdout, one per host, in the hostfile's order
+	[ "$(grep -o 'Password ([a-z0-9]*:root): ' "$d/tty" | tr -d '\n')" = \
+		'Password (h2:root): Password (h3:root): ' ]
+	[ "$(pw_conf_n)" = 2 ]
+	no_password_anywhere
+}
+
 @test "so=pw: a wrong password fails that host only (PvmCantStart, ssh's reason in the log), the key does not log in instead" {
 	local d=$BATS_TEST_TMPDIR
 	printf '%s\n' "* ep=$MH_BIN" "h2 so=pw" "h3" >"$d/hostfile"
