@@ -93,7 +93,7 @@ pw_joined() {
 # answered with PWFILE's content (once GOFILE exists, if given).
 pw_master() {
 	: >"$BATS_TEST_TMPDIR/tty"
-	on_host_bg 1 env PW_PTY_GO="${3:-}" python3 "$abs_top_srcdir/test/pw_pty.py" \
+	on_host_bg 1 env PW_PTY_GO="${3:-}" PVM_RSH="${PW_RSH:-$PVM_RSH}" python3 "$abs_top_srcdir/test/pw_pty.py" \
 		"$BATS_TEST_TMPDIR/tty" "$2" "$PVMD_BIN" -f "$1"
 	PW_DRIVER=$HOSTS_BG_PID
 }
@@ -111,7 +111,17 @@ no_password_anywhere() {
 @test "so=pw: the password typed at the foreground master's prompt logs h2 in; it is in no file, command line or echo" {
 	local d=$BATS_TEST_TMPDIR
 	printf '%s\n' "* ep=$MH_BIN" "h2 so=pw" "h3" >"$d/hostfile"
-	pw_master "$d/hostfile" "$PW_GOOD" "$d/go"
+	# a PVM_RSH that notes how ssh is run, and the password file then
+	cat >"$d/rsh" <<-EOF
+		#!/bin/sh
+		{ echo "args: \$*"
+		  echo "env: \${SSH_ASKPASS:-} \${SSH_ASKPASS_REQUIRE:-} \${PVMD_ASKPASS_FILE:-}"
+		  [ -z "\${PVMD_ASKPASS_FILE:-}" ] || stat -c 'file: %a %U %s' "\$PVMD_ASKPASS_FILE"
+		} >>"$d/rsh.log" 2>&1
+		exec "$PVM_RSH" "\$@"
+	EOF
+	chmod +x "$d/rsh"
+	PW_RSH=$d/rsh pw_master "$d/hostfile" "$PW_GOOD" "$d/go"
 	wait_until 20 grep -q 'Password (h2:root): ' "$d/tty"
 	# while the prompt waits, h3 (ssh key) joins
 	wait_until 20 pw_joined h3
@@ -128,6 +138,15 @@ no_password_anywhere() {
 	[[ "$output" == *"1 successful"* ]]
 	printf '%s\n' "$output" | grep -Eq '^(pvm> )?\[[0-9]+:t[0-9a-f]+\] h2$'
 	on_host 1 grep -q 'starting a pvmd on h2 (host 2) with a password' "$VMDIR/pvmd.log"
+	# ssh ran with password options only, pvmd as its askpass program,
+	# the password in a 0600 file of the VM directory, of its length
+	cat "$d/rsh.log"
+	grep -q "^args: -o PreferredAuthentications=keyboard-interactive,password -o NumberOfPasswordPrompts=1 -o BatchMode=no h2 " "$d/rsh.log"
+	grep -qx "env: $PVMD_BIN force $VMDIR/askpass.2" "$d/rsh.log"
+	grep -qx "file: 600 root $(($(wc -c <"$PW_GOOD") - 1))" "$d/rsh.log"
+	# h3 (no so=pw) is started as always
+	grep -q "^args: h3 " "$d/rsh.log"
+	grep -qx "env:   " "$d/rsh.log"
 	# the password file is gone once ssh logged in
 	run on_host 1 ls "$VMDIR"
 	show
