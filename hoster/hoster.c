@@ -30,6 +30,7 @@
 #include "host.h"
 #include "hostfile.h"
 #include "log.h"
+#include "password.h"
 #include "pvm3.h"
 #include "wire.h"
 
@@ -60,6 +61,10 @@ struct start {
 				 * is on our terminal (stdin, stdout) */
 	int waiting;            /* manual, behind another manual start */
 	struct hostopt o;       /* (manual: kept until its turn) */
+	int pw;                 /* so=pw: its password is asked on the
+				 * terminal (as a manual start), then ssh */
+	int asking;             /* pw: the prompt is up (password.c) */
+	char pwfile[600];       /* pw: the password's file while ssh logs in */
 };
 
 static struct start *starts;
@@ -115,6 +120,9 @@ static void start_free(struct pvmd *d, struct start *s)
 		close(s->err_fd);
 	if (s->pid > 0)
 		kill(s->pid, SIGKILL); /* reaped by pvmd_reap */
+	if (s->asking)
+		pw_cancel(d);
+	pw_file_remove(s->pwfile);
 	int was_manual = manual_now == s;
 	if (was_manual)
 		manual_now = NULL;
@@ -187,6 +195,7 @@ void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)
 static void got_line(struct pvmd *d, struct start *s, char *line)
 {
 	struct host *h = s->h;
+	pw_file_remove(s->pwfile); /* so=pw: ssh has logged in */
 	if (!strncmp(line, "error ", 6)) {
 		int code = strstr(line, "version") ? PvmBadVersion
 		       : strstr(line, "already running") ? PvmDupHost
@@ -334,11 +343,17 @@ static int startup_lines(const struct start *s, const struct hostopt *o,
 /* ---- manual start (so=ms): the dialogue on the foreground pvmd's
  * terminal, one host at a time, as the reference's pvmd holds it ---- */
 
+static void pw_begin(struct pvmd *d, struct start *s);
+
 static void manual_begin(struct pvmd *d, struct start *s)
 {
 	char cmd[1200], lines[4096];
 	s->waiting = 0;
 	manual_now = s;
+	if (s->pw) {
+		pw_begin(d, s);
+		return;
+	}
 	if (remote_command(&s->o, cmd, sizeof cmd) < 0) {
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
@@ -383,9 +398,11 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	snprintf(rshbuf, sizeof rshbuf, "%s", rsh && *rsh ? rsh : "ssh");
 	char *argv[64];
 	int argc = 0;
-	for (char *tok = strtok(rshbuf, " \t"); tok && argc < 56;
+	for (char *tok = strtok(rshbuf, " \t"); tok && argc < 50;
 	     tok = strtok(NULL, " \t"))
 		argv[argc++] = tok;
+	if (*s->pwfile)
+		argc = pw_ssh_args(argv, argc);
 	if (*o->lo) {
 		argv[argc++] = "-l";
 		argv[argc++] = (char *)o->lo;
@@ -415,6 +432,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		setsid(); /* no terminal: ssh cannot ask for a password */
+		if (*s->pwfile)
+			pw_ssh_env(s->pwfile); /* but so=pw's askpass can */
 		execvp(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -446,6 +465,42 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	if (ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0)
 		return PvmSysErr;
 	return 0;
+}
+
+/* ---- so=pw: the password on the terminal, then ssh (password.c) ---- */
+
+static void pw_got(struct pvmd *d, void *arg, const char *pw, const char *why)
+{
+	struct start *s = arg;
+	char buf[200];
+	int st = PvmCantStart;
+	s->asking = 0;
+	manual_now = NULL; /* the terminal is free for the next host */
+	s->manual = 0;
+	if (pw && pw_file_write(d, s->h->no, pw, s->pwfile, sizeof s->pwfile) < 0) {
+		snprintf(buf, sizeof buf, "cannot write the password file: %s",
+			 strerror(errno));
+		why = buf;
+		st = PvmSysErr;
+	} else if (pw) {
+		st = run_rsh(d, s, &s->o);
+		why = "cannot run the remote shell command";
+		if (st == 0)
+			plog(PL_INFO, "starting a pvmd on %s (host %d) with a "
+			     "password", s->o.name, s->h->no);
+	}
+	if (st < 0)
+		start_fail(d, s, st, why);
+	manual_next(d);
+}
+
+static void pw_begin(struct pvmd *d, struct start *s)
+{
+	char why[200];
+	if (pw_prompt(d, s->o.name, s->o.lo, pw_got, s, why, sizeof why) < 0)
+		start_fail(d, s, PvmCantStart, why);
+	else
+		s->asking = 1;
 }
 
 /* Host numbers go up from 2 as hosts are added (a deleted host's number
@@ -494,9 +549,10 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		     "terminal", o->name);
 		return PvmCantStart;
 	}
-	if (!strcmp(o->so, "pw")) {
-		plog(PL_ERR, "host %s: so=pw (a password) is not supported: "
-		     "start hosts with ssh keys", o->name);
+	if (!strcmp(o->so, "pw") && !foreground) {
+		plog(PL_ERR, "host %s: so=pw needs the master pvmd in the "
+		     "foreground (pvmd -f): the password is asked on its "
+		     "terminal", o->name);
 		return PvmCantStart;
 	}
 	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
@@ -538,11 +594,13 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	ev_timer_init(&s->timer, timeout_cb, d);
 	s->next = starts;
 	starts = s;
-	if (!strcmp(o->so, "ms")) {
+	if (!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) {
 		/* no time limit: a person is typing */
 		s->manual = s->waiting = 1;
+		s->pw = !strcmp(o->so, "pw");
 		s->o = *o;
-		plog(PL_INFO, "host %s (host %d): manual startup", o->name, no);
+		plog(PL_INFO, "host %s (host %d): %s", o->name, no,
+		     s->pw ? "password login (so=pw)" : "manual startup");
 		if (!manual_now)
 			manual_begin(d, s);
 		return 0;

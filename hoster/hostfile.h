@@ -20,8 +20,8 @@
  * Options (names are lower case; "opt=" with an empty value puts the
  * default back):
  *     lo=NAME   login name on that host (default: the same user)
- *     so=pw     ask for the password (the reference prompts on the
- *               master's tty)
+ *     so=pw     ask for the password on the foreground master's tty,
+ *               ssh logs in with it (password.h)
  *     so=ms     manual start: the user starts the pvmd there by hand
  *     dx=FILE   path of the pvmd there: a file name, an absolute path or a
  *               path relative to the home directory there

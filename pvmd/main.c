@@ -28,6 +28,7 @@
 #include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "password.h"
 #include "pvmd.h"
 #include "shmseg.h"
 #include "vmdir.h"
@@ -363,6 +364,9 @@ int main(int argc, char **argv)
 {
 	int foreground = 0, debug = 0, opt;
 	const char *name = NULL;
+
+	/* run by ssh as the askpass program of a so=pw start (password.h) */
+	pw_askpass_main(argc, argv);
 
 	while ((opt = getopt(argc, argv, "fd:n:hs")) != -1) {
 		switch (opt) {

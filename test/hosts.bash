@@ -38,6 +38,11 @@
 #                        the network (its processes keep running)
 #   host_uncut K         brings it back
 #   host_sshd_stop K     stops host K's sshd;  host_sshd_start K  starts it
+#   hosts_enable_password K PASSWORD
+#                        host K's sshd also lets root log in with PASSWORD
+#                        (password authentication; key login still works):
+#                        a copy of /etc/shadow with root's hash set is bound
+#                        over /etc/shadow in host K's mount namespace only
 #   hosts_share DIR      makes DIR (created in the real /tmp after hosts_up)
 #                        visible at the same path on every host
 #   hosts_clean_stale    removes what dead runs left (hosts_up calls it)
@@ -189,6 +194,26 @@ host_sshd_stop() {
 	kill "$p" 2>/dev/null || return 0
 	while kill -0 "$p" 2>/dev/null && ((n++ < 200)); do sleep 0.01; done
 	rm -f "$HOSTS_DIR/h$1/sshd.pid"
+}
+
+# hosts_enable_password K PASSWORD: see the list above.  The host's mount
+# namespace was made with private propagation (unshare --propagation
+# private), so the bind mount is seen by host K's processes only; it goes
+# with the namespace in hosts_down.  The password is passed on no command
+# line.
+hosts_enable_password() {
+	_hosts_k "${1:-}" || return 1
+	local k=$1 d=$HOSTS_DIR/h$1 hash
+	[ -n "${2:-}" ] || { echo "hosts_enable_password: no password" >&2; return 1; }
+	hash=$(openssl passwd -6 -stdin <<<"$2") || return 1
+	(umask 077 && awk -F: -v OFS=: -v h="$hash" \
+		'$1 == "root" { $2 = h; n++ } { print } END { exit !n }' \
+		/etc/shadow >"$d/shadow") || return 1
+	on_host "$k" mount --bind "$d/shadow" /etc/shadow || return 1
+	sed -i -e 's/^PermitRootLogin .*/PermitRootLogin yes/' \
+		-e 's/^PasswordAuthentication .*/PasswordAuthentication yes/' \
+		"$d/sshd_config" || return 1
+	host_sshd_stop "$k" && host_sshd_start "$k"
 }
 
 # hosts_share DIR: binds DIR (as the real machine sees it) at the same path

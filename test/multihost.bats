@@ -557,12 +557,12 @@ mh_stream_wait() {
 	printf '%s\n' "$output" | grep -qx "partners 1"
 }
 
-@test "so=ms: a manual start through the foreground master's terminal; so=ms without -f and so=pw refused" {
+@test "so=ms: a manual start through the foreground master's terminal; so=ms and so=pw without -f refused" {
 	# without -f the master has no terminal for the dialogue: a clear error
 	printf '%s\n' "* ep=$MH_BIN" "h2 so=ms" "h3 so=pw" >"$BATS_TEST_TMPDIR/hostfile"
 	mh_start_with "$BATS_TEST_TMPDIR/hostfile"
 	mh_log 1 | grep 'host h2: manual startup (so=ms) needs the master pvmd in the foreground'
-	mh_log 1 | grep 'host h3: so=pw (a password) is not supported'
+	mh_log 1 | grep 'host h3: so=pw needs the master pvmd in the foreground'
 	[ "$(mh_conf_n)" = 1 ]
 	mh_stop
 	# in the foreground: the master prints what to type on h2 and reads
