@@ -107,6 +107,10 @@ static void start_free(struct pvmd *d, struct start *s)
 			break;
 		}
 	ev_timer_stop(d->loop, &s->timer);
+	/* a registered hoster's start: its ticket dies with it */
+	explicit_bzero(s->h->ticket, sizeof s->h->ticket);
+	s->h->have_ticket = 0;
+	s->h->hoster_wid = 0;
 	if (s->out_fd >= 0) {
 		ev_io_stop(d->loop, &s->out_io);
 		close(s->out_fd);
@@ -184,6 +188,22 @@ void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)
 
 /* ---- the new pvmd's line ---- */
 
+static void got_line(struct pvmd *d, struct start *s, char *line);
+
+void hoster_answer(struct pvmd *d, struct host *h, char *line)
+{
+	struct start *s = start_of(h);
+	if (s && !s->connecting)
+		got_line(d, s, line);
+}
+
+void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why)
+{
+	struct start *s = start_of(h);
+	if (s)
+		start_fail(d, s, code, why);
+}
+
 static void got_line(struct pvmd *d, struct start *s, char *line)
 {
 	struct host *h = s->h;
@@ -210,9 +230,11 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 		host_set_addr(d);
 	}
 	s->connecting = 1;
-	ev_io_stop(d->loop, &s->out_io);
-	close(s->out_fd);
-	s->out_fd = -1;
+	if (s->out_fd >= 0) {
+		ev_io_stop(d->loop, &s->out_io);
+		close(s->out_fd);
+		s->out_fd = -1;
+	}
 	if (host_connect(d, h) < 0)
 		start_fail(d, s, PvmCantStart, "cannot connect to its pvmd");
 }
@@ -288,8 +310,7 @@ static unsigned start_timeout(void)
 	return v >= 100 && v <= 3600000 ? (unsigned)v : START_TIMEOUT_MS;
 }
 
-/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
-static int remote_command(const struct hostopt *o, char *cmd, size_t n)
+int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
 {
 	char dx[1100], self[600];
 	if (*o->dx) {
@@ -339,7 +360,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 	char cmd[1200], lines[4096];
 	s->waiting = 0;
 	manual_now = s;
-	if (remote_command(&s->o, cmd, sizeof cmd) < 0) {
+	if (hoster_remote_command(&s->o, cmd, sizeof cmd) < 0) {
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
@@ -375,7 +396,14 @@ static void manual_next(struct pvmd *d)
 static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 {
 	char cmd[1200];
-	if (remote_command(o, cmd, sizeof cmd) < 0)
+	if (hoster_task_tid()) {
+		/* a task registered with pvm_reg_hoster runs it */
+		int st = hoster_task_start(d, s->h, o);
+		if (st == 0)
+			ev_timer_start(d->loop, &s->timer, start_timeout());
+		return st;
+	}
+	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
 		return PvmSysErr;
 
 	const char *rsh = getenv("PVM_RSH");

@@ -38,12 +38,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [hostfile]\n"
+	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [-S line...] [hostfile]\n"
 		   "  -f            stay in the foreground (log also to stderr)\n"
 		   "  -d debugmask  log debugging detail (any non-zero mask)\n"
 		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n"
 		   "  -s            started by a master pvmd on another host: reads its\n"
-		   "                startup lines on stdin (docs/hosts.md)\n");
+		   "                startup lines on stdin (docs/hosts.md)\n"
+		   "  -S line...    the same, the lines given as arguments (a start by a\n"
+		   "                registered hoster: a one-time ticket, no secret)\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
@@ -359,15 +361,23 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		started(foreground);
 }
 
+static struct pvmd pvmd_state;
+
 int main(int argc, char **argv)
 {
 	int foreground = 0, debug = 0, opt;
 	const char *name = NULL;
 
-	while ((opt = getopt(argc, argv, "fd:n:hs")) != -1) {
+	int from_args = 0;
+	while ((opt = getopt(argc, argv, "fd:n:hsS")) != -1) {
 		switch (opt) {
 		case 's':
 			slave = 1;
+			break;
+		case 'S':
+			/* started through a registered hoster: the startup
+			 * lines are the arguments (docs/hosts.md) */
+			slave = from_args = 1;
 			break;
 		case 'n':
 			/* man 1 pvmd3: a host name to use instead of
@@ -400,14 +410,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind > 1) {
+	if (from_args)
+		slave_read_args(&pvmd_state, argc - optind, argv + optind);
+	if (argc - optind > 1 && !from_args) {
 		usage(stderr);
 		return 2;
 	}
-	const char *hostfile = optind < argc ? argv[optind] : NULL;
+	const char *hostfile = optind < argc && !from_args ? argv[optind] : NULL;
 
-	static struct pvmd pvmd;
-	struct pvmd *d = &pvmd;
+	struct pvmd *d = &pvmd_state;
 	d->listen_fd = d->sig_fd = d->lock_fd = -1;
 	d->hosttid = wire_host_tid(PVMD_HOSTNO);
 	d->next_tid = 1;
@@ -423,7 +434,8 @@ int main(int argc, char **argv)
 			printf("error a hostfile is for the master\n");
 			return 1;
 		}
-		slave_read_config(d); /* before the paths: it sets PVM_VMID */
+		if (!from_args) /* before the paths: it sets PVM_VMID */
+			slave_read_config(d);
 	}
 
 	char err[600];
