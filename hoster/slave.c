@@ -60,6 +60,9 @@ static void config_line(struct pvmd *d, struct cfg *k, char *line, char *val)
 			answer_error("bad ticket%s", "");
 		k->got_ticket = hl.have_ticket = 1;
 		explicit_bzero(val, strlen(val));
+	} else if (!strcmp(line, "ticketlife")) {
+		long v = atol(val);
+		hl.ticket_life_ms = v > 0 && v <= 3600000 ? (unsigned)v : 0;
 	} else if (!strcmp(line, "timeout")) {
 		setenv("PVM_HOST_TIMEOUT", val, 1);
 	} else if (!strcmp(line, "wd")) {

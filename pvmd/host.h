@@ -59,6 +59,8 @@ struct hostlayer {
 	 * first link has brought the secret */
 	uint8_t ticket[AUTH_SECRET_LEN];
 	int have_ticket;
+	unsigned ticket_life_ms; /* it stops when no master came by then */
+	uint64_t ticket_deadline;
 	int tcp_fd;             /* listening TCP socket */
 	int port;
 	unsigned timeout_ms;    /* a silent link is dead after this */

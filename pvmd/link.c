@@ -407,6 +407,14 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	struct pvmd *d = t->data;
 	uint64_t now = ev_now_ms();
+	if (hl.have_ticket && !hl.have_secret && now > hl.ticket_deadline) {
+		/* started through a hoster and the master never came: the
+		 * ticket is dead, and so are we */
+		explicit_bzero(hl.ticket, sizeof hl.ticket);
+		hl.have_ticket = 0;
+		pvmd_halt(d, "the master did not come with the ticket in time");
+		return;
+	}
 	if (tcp_paused && !d->halting) {
 		tcp_paused = 0;
 		ev_io_set(l, &tcp_io, EPOLLIN);
@@ -457,6 +465,9 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 	}
 	ev_timer_init(&hl.ping, ping_cb, d);
 	ev_timer_start(d->loop, &hl.ping, 200);
+	if (hl.have_ticket)
+		hl.ticket_deadline = ev_now_ms() +
+			(hl.ticket_life_ms ? hl.ticket_life_ms : 30000) + 5000;
 	return 0;
 }
 

@@ -46,6 +46,7 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 	b->tag = h->tag;
 	b->ctx = h->ctx;
 	b->seq = h->seq;
+	b->wid = (int)h->wid;
 	b->rpos = 0;
 	lp_msg_arrived(b);
 	return 0;
