@@ -152,6 +152,12 @@ static int ticket_command(const struct host *h, const struct hostopt *o,
 		bad |= add_word(cmd, size, "ep", o->ep);
 	if (*o->bx)
 		bad |= add_word(cmd, size, "bx", o->bx);
+	/* binds the ticket to our secret without showing it */
+	uint8_t commit[AUTH_MAC_LEN];
+	char chex[2 * AUTH_MAC_LEN + 1];
+	auth_mac(hl.secret, "pvmd-secret-commit", h->ticket, h->ticket, commit);
+	auth_hex(commit, AUTH_MAC_LEN, chex);
+	bad |= add_word(cmd, size, "commit", chex);
 	auth_hex(h->ticket, AUTH_SECRET_LEN, hex);
 	bad |= add_word(cmd, size, "ticket", hex);
 	explicit_bzero(hex, sizeof hex);

@@ -60,6 +60,10 @@ static void config_line(struct pvmd *d, struct cfg *k, char *line, char *val)
 			answer_error("bad ticket%s", "");
 		k->got_ticket = hl.have_ticket = 1;
 		explicit_bzero(val, strlen(val));
+	} else if (!strcmp(line, "commit")) {
+		if (auth_unhex(val, hl.commit, AUTH_MAC_LEN) < 0)
+			answer_error("bad commit%s", "");
+		hl.have_commit = 1;
 	} else if (!strcmp(line, "ticketlife")) {
 		long v = atol(val);
 		hl.ticket_life_ms = v > 0 && v <= 3600000 ? (unsigned)v : 0;
@@ -94,7 +98,8 @@ static void config_done(struct pvmd *d, const struct cfg *k)
 		answer_error("protocol version %s not spoken here", v);
 	}
 	/* the secret (ssh start) or a ticket (a hoster's), not both */
-	if (!k->got_end || k->got_secret == k->got_ticket || k->hostno < 2 ||
+	if (!k->got_end || k->got_secret == k->got_ticket ||
+	    (k->got_ticket && !hl.have_commit) || k->hostno < 2 ||
 	    k->hostno > HOST_MAX || !*d->hostname)
 		answer_error("incomplete startup lines%s", "");
 	d->hosttid = wire_host_tid(k->hostno);

@@ -59,6 +59,10 @@ struct hostlayer {
 	 * first link has brought the secret */
 	uint8_t ticket[AUTH_SECRET_LEN];
 	int have_ticket;
+	/* HMAC(secret, "pvmd-secret-commit" | ticket | ticket): the secret
+	 * the master brings must match it (a ticket thief's would not) */
+	uint8_t commit[AUTH_MAC_LEN];
+	int have_commit;
 	unsigned ticket_life_ms; /* it stops when no master came by then */
 	uint64_t ticket_deadline;
 	int tcp_fd;             /* listening TCP socket */

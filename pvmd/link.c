@@ -229,10 +229,22 @@ static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
 		*why = "wrong ticket";
 		return -1;
 	}
+	uint8_t secret[AUTH_SECRET_LEN];
 	auth_mac(hl.ticket, "pvmd-secret-wrap", c->nonce_c, c->nonce_a, ks);
 	for (int i = 0; i < AUTH_SECRET_LEN; i++)
-		hl.secret[i] = wrapped[i] ^ ks[i];
+		secret[i] = wrapped[i] ^ ks[i];
 	explicit_bzero(ks, sizeof ks);
+	/* the secret the master committed to on our command line: someone
+	 * who only read the ticket there cannot hand us one of their own */
+	auth_mac(secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
+	if (!auth_mac_equal(mac, hl.commit)) {
+		explicit_bzero(secret, sizeof secret);
+		plog(PL_ERR, "refused a link claiming host 1: its secret is not the one committed to");
+		*why = "wrong secret";
+		return -1;
+	}
+	memcpy(hl.secret, secret, AUTH_SECRET_LEN);
+	explicit_bzero(secret, sizeof secret);
 	explicit_bzero(hl.ticket, sizeof hl.ticket);
 	hl.have_ticket = 0;
 	hl.have_secret = 1;

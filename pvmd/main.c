@@ -361,8 +361,6 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		started(foreground);
 }
 
-static struct pvmd pvmd_state;
-
 int main(int argc, char **argv)
 {
 	int foreground = 0, debug = 0, opt;
@@ -410,15 +408,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (from_args)
-		slave_read_args(&pvmd_state, argc - optind, argv + optind);
 	if (argc - optind > 1 && !from_args) {
 		usage(stderr);
 		return 2;
 	}
 	const char *hostfile = optind < argc && !from_args ? argv[optind] : NULL;
 
-	struct pvmd *d = &pvmd_state;
+	static struct pvmd pvmd;
+	struct pvmd *d = &pvmd;
 	d->listen_fd = d->sig_fd = d->lock_fd = -1;
 	d->hosttid = wire_host_tid(PVMD_HOSTNO);
 	d->next_tid = 1;
@@ -434,7 +431,10 @@ int main(int argc, char **argv)
 			printf("error a hostfile is for the master\n");
 			return 1;
 		}
-		if (!from_args) /* before the paths: it sets PVM_VMID */
+		/* before the paths: it sets PVM_VMID */
+		if (from_args) /* wipes the ticket from argv first */
+			slave_read_args(d, argc - optind, argv + optind);
+		else
 			slave_read_config(d);
 	}
 
