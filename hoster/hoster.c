@@ -516,13 +516,16 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 {
 	if (host_by_name(o->name) || spawn_is_our_host(d, o->name))
 		return PvmDupHost;
-	if (!strcmp(o->so, "ms") && !foreground) {
+	/* a registered hoster gets so= with the host and deals with it, as
+	 * in the reference */
+	int by_hoster = hoster_task_tid() != 0;
+	if (!strcmp(o->so, "ms") && !foreground && !by_hoster) {
 		plog(PL_ERR, "host %s: manual startup (so=ms) needs the master "
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
 		     "terminal", o->name);
 		return PvmCantStart;
 	}
-	if (!strcmp(o->so, "pw")) {
+	if (!strcmp(o->so, "pw") && !by_hoster) {
 		plog(PL_ERR, "host %s: so=pw (a password) is not supported: "
 		     "start hosts with ssh keys", o->name);
 		return PvmCantStart;
@@ -566,7 +569,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	ev_timer_init(&s->timer, timeout_cb, d);
 	s->next = starts;
 	starts = s;
-	if (!strcmp(o->so, "ms")) {
+	if (!strcmp(o->so, "ms") && !by_hoster) {
 		/* no time limit: a person is typing */
 		s->manual = s->waiting = 1;
 		s->o = *o;

@@ -177,10 +177,12 @@ hh_port() {
 	run hh_console 1 "add h2"
 	show
 	[[ "$output" == *"1 successful"* ]]
-	run hh_prog 1 pt_hoster add h3
+	# so= goes to the hoster, which deals with it (the reference's
+	# "options" field): the pvmd holds no manual dialogue for it
+	run hh_prog 1 pt_hoster add "h3 so=ms"
 	show
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"add h3 $((3 << 18))"* ]]
+	[[ "$output" == *"add h3 so=ms $((3 << 18))"* ]]
 	run hh_conf_n
 	[ "$output" = 3 ]
 	cat "$HLOG"
@@ -189,6 +191,7 @@ hh_port() {
 	[ "$(grep -c '^cmd ' "$HLOG")" -eq 2 ]
 	grep -q "^host t$(printf '%x' $((2 << 18))) wid [1-9][0-9]* src t80040000 login h2 so ''" "$HLOG"
 	grep -q "^cmd \"$PVMD_BIN\" -s -S 'version 1' 'vmid $PVM_VMID' 'hostno 2' 'name h2' .*'ticket [0-9a-f]\{64\}' 'end'$" "$HLOG"
+	grep -q "^host t$(printf '%x' $((3 << 18))) wid [1-9][0-9]* src t80040000 login h3 so 'ms'" "$HLOG"
 	grep -q '^answer ok ' "$HLOG"
 	# the VM secret is on no command line: not in what the hoster got
 	local secret

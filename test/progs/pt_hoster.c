@@ -9,7 +9,8 @@
  *       SM_STHOSTACK with the request's wait id.  Writes "registered" to
  *       LOG, then per host "cmd <command>" and "answer <line>".
  *       MODE: "run" (default); "reply=NAME" answers NAME (an error name)
- *       without running anything; "exit" leaves without answering.
+ *       without running anything; "exit" leaves without answering;
+ *       "mute" stays and never answers.
  *   pt_hoster check              argument checks (prints the checks)
  *   pt_hoster reg                registers, prints "reg <cc>", waits on
  *                                stdin (EOF: exits)
@@ -126,6 +127,8 @@ static int serve(const char *logpath, const char *mode)
 			logline("host", w);
 			logline("cmd", cmd[i]);
 		}
+		if (!strcmp(mode, "mute"))
+			continue;
 		if (!strcmp(mode, "exit")) {
 			logline("exiting", "");
 			pvm_exit();
@@ -224,6 +227,6 @@ int main(int argc, char **argv)
 		pvm_exit();
 		return 0;
 	}
-	fprintf(stderr, "usage: pt_hoster serve LOG [run|reply=NAME|exit] | check | reg | add HOST...\n");
+	fprintf(stderr, "usage: pt_hoster serve LOG [run|reply=NAME|exit|mute] | check | reg | add HOST...\n");
 	return 2;
 }
