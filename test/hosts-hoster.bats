@@ -254,7 +254,7 @@ hh_port() {
 	[ "$(hh_conf_n)" = 2 ]
 }
 
-@test "the hoster answers PvmCantStart or PvmDupHost: pvm_addhosts reports it, the machine is unaffected" {
+@test "the hoster answers PvmCantStart, PvmDupHost or a malformed body: pvm_addhosts reports it, the machine is unaffected" {
 	hh_start h3
 	wait_until 30 hh_has_n 2
 	hh_hoster reply=PvmCantStart
@@ -269,6 +269,15 @@ hh_port() {
 	show
 	[[ "$output" == *"add h2 -28"* ]]
 	[ "$(grep -c '^answer ' "$HLOG")" -eq 1 ]
+	# a malformed answer: that start fails, nothing else happens
+	hh_hoster_stop
+	hh_hoster junk
+	run hh_prog 1 pt_hoster add h2
+	show
+	[[ "$output" == *"add h2 -29"* ]]
+	grep -q '^answer junk' "$HLOG"
+	on_host 1 grep -q 'malformed SM_STHOSTACK' "$VMDIR/pvmd.log"
+	[ -n "$(hh_pvmd_pid 1)" ]
 	# the rest of the machine still works
 	run hh_prog 1 pt_mh stream h3 1
 	show

@@ -10,7 +10,8 @@
  *       LOG, then per host "cmd <command>" and "answer <line>".
  *       MODE: "run" (default); "reply=NAME" answers NAME (an error name)
  *       without running anything; "exit" leaves without answering;
- *       "mute" stays and never answers.
+ *       "mute" stays and never answers; "junk" answers a malformed body
+ *       (a string length past the end of the message).
  *   pt_hoster check              argument checks (prints the checks)
  *   pt_hoster reg                registers, prints "reg <cc>", waits on
  *                                stdin (EOF: exits)
@@ -129,6 +130,16 @@ static int serve(const char *logpath, const char *mode)
 		}
 		if (!strcmp(mode, "mute"))
 			continue;
+		if (!strcmp(mode, "junk")) {
+			int huge = 1 << 30;
+			pvm_initsend(PvmDataDefault);
+			pvm_pkint(&tids[0], 1, 1);
+			pvm_pkint(&huge, 1, 1);
+			pvm_setmwid(pvm_getsbuf(), wid);
+			logline("answer", "junk");
+			pvm_send(src, SM_STHOSTACK);
+			continue;
+		}
 		if (!strcmp(mode, "exit")) {
 			logline("exiting", "");
 			pvm_exit();
@@ -227,6 +238,6 @@ int main(int argc, char **argv)
 		pvm_exit();
 		return 0;
 	}
-	fprintf(stderr, "usage: pt_hoster serve LOG [run|reply=NAME|exit|mute] | check | reg | add HOST...\n");
+	fprintf(stderr, "usage: pt_hoster serve LOG [run|reply=NAME|exit|mute|junk] | check | reg | add HOST...\n");
 	return 2;
 }
