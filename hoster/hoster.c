@@ -310,7 +310,8 @@ static unsigned start_timeout(void)
 	return v >= 100 && v <= 3600000 ? (unsigned)v : START_TIMEOUT_MS;
 }
 
-int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
+/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
+static int remote_command(const struct hostopt *o, char *cmd, size_t n)
 {
 	char dx[1100], self[600];
 	if (*o->dx) {
@@ -325,6 +326,11 @@ int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
 	shell_quote(cmd, n - 4, dx);
 	strcat(cmd, " -s");
 	return 0;
+}
+
+int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
+{
+	return remote_command(o, cmd, n);
 }
 
 /* The startup lines for s's pvmd (docs/hosts.md); the secret is among
@@ -360,7 +366,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 	char cmd[1200], lines[4096];
 	s->waiting = 0;
 	manual_now = s;
-	if (hoster_remote_command(&s->o, cmd, sizeof cmd) < 0) {
+	if (remote_command(&s->o, cmd, sizeof cmd) < 0) {
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
@@ -403,7 +409,7 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 			ev_timer_start(d->loop, &s->timer, start_timeout());
 		return st;
 	}
-	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
+	if (remote_command(o, cmd, sizeof cmd) < 0)
 		return PvmSysErr;
 
 	const char *rsh = getenv("PVM_RSH");

@@ -16,8 +16,9 @@ pvmd_pvmd_SOURCES = \
 	pvmd/mbox.c \
 	pvmd/group.c pvmd/group_shm.c \
 	pvmd/host.c pvmd/host.h pvmd/link.c pvmd/fwd.c \
-	hoster/hoster.c hoster/hoster_task.c hoster/slave.c \
-	hoster/hostfile.c hoster/hostfile.h
+	hoster/hoster.c hoster/slave.c hoster/hostfile.c hoster/hostfile.h
+# a task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md)
+pvmd_pvmd_SOURCES += hoster/hoster_task.c
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd -I$(top_srcdir)/hoster
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
