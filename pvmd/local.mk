@@ -17,8 +17,6 @@ pvmd_pvmd_SOURCES = \
 	pvmd/group.c pvmd/group_shm.c \
 	pvmd/host.c pvmd/host.h pvmd/link.c pvmd/fwd.c \
 	hoster/hoster.c hoster/slave.c hoster/hostfile.c hoster/hostfile.h
-# a task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md)
-pvmd_pvmd_SOURCES += hoster/hoster_task.c
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd -I$(top_srcdir)/hoster
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
@@ -32,3 +30,6 @@ pvmd_wirefuzz_LDADD = proto/libwire.la
 # The script PvmTaskDebug runs unless PVM_DEBUGGER names another.
 dist_pkglibexec_SCRIPTS = pvmd/debugger
 pvmd_pvmd_CPPFLAGS += -DPVM_DEBUGGER_PATH='"$(pkglibexecdir)/debugger"'
+
+# A task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md).
+pvmd_pvmd_SOURCES += hoster/hoster_task.c
