@@ -112,6 +112,10 @@ static void start_free(struct pvmd *d, struct start *s)
 			break;
 		}
 	ev_timer_stop(d->loop, &s->timer);
+	/* a registered hoster's start: its ticket dies with it */
+	explicit_bzero(s->h->ticket, sizeof s->h->ticket);
+	s->h->have_ticket = 0;
+	s->h->hoster_wid = 0;
 	if (s->out_fd >= 0) {
 		ev_io_stop(d->loop, &s->out_io);
 		close(s->out_fd);
@@ -192,6 +196,22 @@ void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)
 
 /* ---- the new pvmd's line ---- */
 
+static void got_line(struct pvmd *d, struct start *s, char *line);
+
+void hoster_answer(struct pvmd *d, struct host *h, char *line)
+{
+	struct start *s = start_of(h);
+	if (s && !s->connecting)
+		got_line(d, s, line);
+}
+
+void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why)
+{
+	struct start *s = start_of(h);
+	if (s)
+		start_fail(d, s, code, why);
+}
+
 static void got_line(struct pvmd *d, struct start *s, char *line)
 {
 	struct host *h = s->h;
@@ -219,9 +239,11 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 		host_set_addr(d);
 	}
 	s->connecting = 1;
-	ev_io_stop(d->loop, &s->out_io);
-	close(s->out_fd);
-	s->out_fd = -1;
+	if (s->out_fd >= 0) {
+		ev_io_stop(d->loop, &s->out_io);
+		close(s->out_fd);
+		s->out_fd = -1;
+	}
 	if (host_connect(d, h) < 0)
 		start_fail(d, s, PvmCantStart, "cannot connect to its pvmd");
 }
@@ -315,6 +337,11 @@ static int remote_command(const struct hostopt *o, char *cmd, size_t n)
 	return 0;
 }
 
+int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
+{
+	return remote_command(o, cmd, n);
+}
+
 /* The startup lines for s's pvmd (docs/hosts.md); the secret is among
  * them.  Returns their length. */
 static int startup_lines(const struct start *s, const struct hostopt *o,
@@ -390,6 +417,14 @@ static void manual_next(struct pvmd *d)
 static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 {
 	char cmd[1200];
+	if (hoster_task_tid() && !*s->pwfile) {
+		/* a task registered with pvm_reg_hoster runs it (a so=pw host
+		 * whose password was typed before it registered keeps ours) */
+		int st = hoster_task_start(d, s->h, o);
+		if (st == 0)
+			ev_timer_start(d->loop, &s->timer, start_timeout());
+		return st;
+	}
 	if (remote_command(o, cmd, sizeof cmd) < 0)
 		return PvmSysErr;
 
@@ -543,13 +578,16 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 {
 	if (host_by_name(o->name) || spawn_is_our_host(d, o->name))
 		return PvmDupHost;
-	if (!strcmp(o->so, "ms") && !foreground) {
+	/* a registered hoster gets so= with the host and deals with it, as
+	 * in the reference */
+	int by_hoster = hoster_task_tid() != 0;
+	if (!strcmp(o->so, "ms") && !foreground && !by_hoster) {
 		plog(PL_ERR, "host %s: manual startup (so=ms) needs the master "
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
 		     "terminal", o->name);
 		return PvmCantStart;
 	}
-	if (!strcmp(o->so, "pw") && !foreground) {
+	if (!strcmp(o->so, "pw") && !foreground && !by_hoster) {
 		plog(PL_ERR, "host %s: so=pw needs the master pvmd in the "
 		     "foreground (pvmd -f): the password is asked on its "
 		     "terminal", o->name);
@@ -594,7 +632,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	ev_timer_init(&s->timer, timeout_cb, d);
 	s->next = starts;
 	starts = s;
-	if (!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) {
+	if ((!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) && !by_hoster) {
 		/* no time limit: a person is typing */
 		s->manual = s->waiting = 1;
 		s->pw = !strcmp(o->so, "pw");

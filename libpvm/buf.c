@@ -399,6 +399,30 @@ int pvm_getminfo(int bufid, struct pvmminfo *info)
 	return 0;
 }
 
+/* PVM 3.3's names for the wait id alone (man 3 pvm_setmwid); the
+ * reference declares them only under PVM33COMPAT and does not export
+ * them.  A hoster answers SM_STHOST with the request's wait id. */
+int pvm_getmwid(int bufid)
+{
+	if (bufid <= 0)
+		return lp_err("pvm_getmwid", PvmBadParam);
+	struct lp_buf *b = lp_buf_get(bufid);
+	if (!b)
+		return lp_err("pvm_getmwid", PvmNoSuchBuf);
+	return b->wid;
+}
+
+int pvm_setmwid(int bufid, int waitid)
+{
+	if (bufid <= 0)
+		return lp_err("pvm_setmwid", PvmBadParam);
+	struct lp_buf *b = lp_buf_user(bufid);
+	if (!b)
+		return lp_err("pvm_setmwid", PvmNoSuchBuf);
+	b->wid = waitid;
+	return 0;
+}
+
 int pvm_setminfo(int bufid, struct pvmminfo *info)
 {
 	if (bufid <= 0 || !info)

@@ -2,7 +2,8 @@
 # fragments below (lpvm_tran_sources, lpvm_api_sources) and in
 # libpvm/pack/local.mk (lpvm_pack_sources).
 lib_LTLIBRARIES += libpvm/libpvm3.la
-include_HEADERS += include/pvm3.h include/pvmtev.h
+include_HEADERS += include/pvm3.h include/pvmtev.h include/pvmproto.h \
+	include/pvmsdpro.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libpvm/pvm3.pc
 

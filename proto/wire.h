@@ -115,6 +115,8 @@ enum wire_tm {
 	WIRE_TM_HOSTSYNC = 29,  /* pvm_hostsync: a host's clock */
 	WIRE_TM_ROUTEADDR = 30, /* TCP address of a task's direct-route
 				 * listener (PvmRouteDirect across hosts) */
+	WIRE_TM_REGHOSTER = 31, /* pvm_reg_hoster: i32 on -> i32 status
+				 * (the master's pvmd; docs/hosts.md) */
 	WIRE_TM_MAX
 };
 

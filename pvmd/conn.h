@@ -42,6 +42,8 @@ struct conn {
 	struct host *host;
 	int outgoing;               /* we opened it */
 	int auth_step;
+	int by_ticket;              /* handshake keyed with a start ticket
+				     * (docs/hosts.md, "Registered hoster") */
 	int peer_no;                /* host number the peer claims */
 	uint8_t nonce_c[32], nonce_a[32];
 	uint64_t last_rx, last_tx;  /* ev_now_ms of the last frame each way */

@@ -469,6 +469,7 @@ static const struct {
 	[WIRE_TM_DELHOST] = { "TM_DELHOST", ctl_delhost },
 	[WIRE_TM_HOSTSYNC] = { "TM_HOSTSYNC", ctl_hostsync },
 	[WIRE_TM_ROUTEADDR] = { "TM_ROUTEADDR", ctl_routeaddr },
+	[WIRE_TM_REGHOSTER] = { "TM_REGHOSTER", ctl_reghoster },
 };
 
 /* Requests another pvmd may send on a task's behalf (docs/hosts.md). */

@@ -453,7 +453,7 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 	if (!*d->ip)
 		guess_ip(d);
 	char path[600];
-	if (!master && (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
+	if (!master && hl.have_secret && (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
 			auth_secret_save(path, hl.secret) < 0)) {
 		snprintf(err, errlen, "cannot write the secret: %s",
 			 strerror(errno));

@@ -41,6 +41,11 @@ struct host {
 	struct conn *connecting; /* a link we are opening, not yet up */
 	struct fbuf **q;        /* frames waiting for a link */
 	size_t nq, capq;
+	/* master, a start through a registered hoster: the one-time key of
+	 * the first link's handshake, and the wid of the SM_STHOST sent */
+	uint8_t ticket[AUTH_SECRET_LEN];
+	int have_ticket;
+	uint32_t hoster_wid;
 };
 
 /* Per-pvmd state of the host layer (one instance, in host.c). */
@@ -50,6 +55,16 @@ struct hostlayer {
 	int master;             /* this pvmd is the master */
 	uint8_t secret[AUTH_SECRET_LEN];
 	int have_secret;
+	/* a slave started through a hoster: the ticket until the master's
+	 * first link has brought the secret */
+	uint8_t ticket[AUTH_SECRET_LEN];
+	int have_ticket;
+	/* HMAC(secret, "pvmd-secret-commit" | ticket | ticket): the secret
+	 * the master brings must match it (a ticket thief's would not) */
+	uint8_t commit[AUTH_MAC_LEN];
+	int have_commit;
+	unsigned ticket_life_ms; /* it stops when no master came by then */
+	uint64_t ticket_deadline;
 	int tcp_fd;             /* listening TCP socket */
 	int port;
 	unsigned timeout_ms;    /* a silent link is dead after this */
@@ -141,6 +156,28 @@ const struct hostopt *hoster_opts(const char *name);
 void hoster_fini(struct pvmd *d);
 /* pvmd -f: so=ms manual starts hold their dialogue on stdin/stdout. */
 void hoster_set_foreground(int on);
+/* The answer of a start made by a registered hoster (hoster_task.c):
+ * the pvmd's line, handled as the one an ssh start reads; or a failure. */
+void hoster_answer(struct pvmd *d, struct host *h, char *line);
+void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why);
+/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
+int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n);
+
+/* ---- hoster_task.c (master): a task registered with pvm_reg_hoster ---- */
+
+int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
+/* The registered hoster's tid, or 0. */
+int hoster_task_tid(void);
+/* Sends the hoster SM_STHOST for host h (a ticket is made for it).
+ * 0 or a PVM error code. */
+int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o);
+/* A data message (one frame) from local task `tid` to this pvmd's daemon
+ * address: SM_STHOSTACK from the hoster, anything else is dropped. */
+void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
+		     const uint8_t *payload);
+/* Local task `tid` is gone: if it was the hoster, its starts fail. */
+void hoster_task_exit(struct pvmd *d, int tid);
 
 /* ---- slave.c ---- */
 
@@ -148,6 +185,10 @@ void hoster_set_foreground(int on);
  * and the pvmd's identity; exits with a line on stdout when they are
  * bad. */
 void slave_read_config(struct pvmd *d);
+/* `pvmd -s -S line...`: the same lines from the arguments (a start
+ * through a registered hoster: a ticket instead of the secret); the
+ * ticket's argument is wiped at once. */
+void slave_read_args(struct pvmd *d, int argc, char **argv);
 /* Writes "ok <ip>:<port> <arch> <dsig>" (the pvmd is listening). */
 void slave_report_ok(struct pvmd *d);
 

@@ -20,6 +20,7 @@
 #include "host.h"
 #include "log.h"
 #include "pvm3.h"
+#include "vmdir.h"
 #include "wire.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that
@@ -207,6 +208,61 @@ static void link_up(struct pvmd *d, struct conn *c)
 		hoster_link_up(d, h);
 }
 
+/* The acceptor's DM_AUTH when it has no secret yet: bytes mac_c (p),
+ * bytes the secret under the ticket's keystream.  The MAC first; then the
+ * secret is ours and the ticket is burnt (one use). */
+static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
+		       struct wire_rd *r, const char **why)
+{
+	uint8_t mac[AUTH_MAC_LEN], ks[AUTH_SECRET_LEN];
+	size_t n;
+	const uint8_t *wrapped = wire_rd_bytes(r, &n);
+	if (r->err || r->left || n != AUTH_SECRET_LEN)
+		return -1;
+	if (!hl.have_ticket || hl.have_secret || c->peer_no != 1) {
+		*why = "the ticket was used already";
+		return -1;
+	}
+	auth_mac(hl.ticket, "pvmd-ticket-connector", c->nonce_c, c->nonce_a, mac);
+	if (!auth_mac_equal(mac, p)) {
+		plog(PL_ERR, "refused a link claiming host 1: it does not know the ticket");
+		*why = "wrong ticket";
+		return -1;
+	}
+	uint8_t secret[AUTH_SECRET_LEN];
+	auth_mac(hl.ticket, "pvmd-secret-wrap", c->nonce_c, c->nonce_a, ks);
+	for (int i = 0; i < AUTH_SECRET_LEN; i++)
+		secret[i] = wrapped[i] ^ ks[i];
+	explicit_bzero(ks, sizeof ks);
+	/* the secret the master committed to on our command line: someone
+	 * who only read the ticket there cannot hand us one of their own */
+	auth_mac(secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
+	if (!auth_mac_equal(mac, hl.commit)) {
+		explicit_bzero(secret, sizeof secret);
+		plog(PL_ERR, "refused a link claiming host 1: its secret is not the one committed to");
+		*why = "wrong secret";
+		return -1;
+	}
+	memcpy(hl.secret, secret, AUTH_SECRET_LEN);
+	explicit_bzero(secret, sizeof secret);
+	explicit_bzero(hl.ticket, sizeof hl.ticket);
+	hl.have_ticket = 0;
+	hl.have_secret = 1;
+	plog(PL_INFO, "the master proved the ticket: the VM secret is here");
+	/* for our tasks' direct routes (docs/protocol.md) */
+	char path[600];
+	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
+	    auth_secret_save(path, hl.secret) < 0)
+		plog(PL_ERR, "cannot write the secret: %s", strerror(errno));
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	reply_ctrl(d, c, WIRE_DM_AUTH, &w);
+	wire_wr_free(&w);
+	link_up(d, c);
+	return 0;
+}
+
 int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		   const uint8_t *payload, const char **why)
 {
@@ -231,11 +287,17 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		c->peer_no = no;
 		struct wire_wr w;
 		wire_wr_init(&w);
-		if (version != WIRE_VERSION || !hl.have_secret) {
-			wire_wr_i32(&w, PvmBadVersion);
+		/* started through a hoster, no secret yet: only the master,
+		 * with the ticket (docs/hosts.md, "Registered hoster") */
+		c->by_ticket = !hl.have_secret;
+		if (version != WIRE_VERSION ||
+		    (c->by_ticket && (!hl.have_ticket || no != 1))) {
+			wire_wr_i32(&w, version != WIRE_VERSION ? PvmBadVersion
+								: PvmSysErr);
 			reply_ctrl(d, c, WIRE_DM_HELLO, &w);
 			wire_wr_free(&w);
-			*why = "protocol version mismatch";
+			*why = version != WIRE_VERSION ? "protocol version mismatch"
+				: "no secret yet: only the master, with the ticket";
 			return -1;
 		}
 		memcpy(c->nonce_c, p, AUTH_NONCE_LEN);
@@ -244,7 +306,9 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			*why = "no random bytes";
 			return -1;
 		}
-		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
+		auth_mac(c->by_ticket ? hl.ticket : hl.secret,
+			 c->by_ticket ? "pvmd-ticket-acceptor" : "pvmd-acceptor",
+			 c->nonce_c, c->nonce_a, mac);
 		wire_wr_i32(&w, 0);
 		wire_wr_i32(&w, host_no_of_tid(d->hosttid));
 		wire_wr_bytes(&w, c->nonce_a, AUTH_NONCE_LEN);
@@ -257,7 +321,11 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
 	    !is_reply) {
 		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_MAC_LEN)
+		if (r.err || n != AUTH_MAC_LEN)
+			return -1;
+		if (c->by_ticket)
+			return ticket_auth(d, c, p, &r, why);
+		if (r.left)
 			return -1;
 		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
 		if (!auth_mac_equal(mac, p)) {
@@ -296,17 +364,32 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		p = wire_rd_bytes(&r, &n);
 		if (r.err || r.left || n != AUTH_MAC_LEN)
 			return -1;
-		auth_mac(hl.secret, "pvmd-acceptor", c->nonce_c, c->nonce_a, mac);
+		/* a host a registered hoster started: keyed with its ticket */
+		struct host *th = host_get(c->peer_no);
+		c->by_ticket = th && th->state == HOST_STARTING && th->have_ticket;
+		const uint8_t *key = c->by_ticket ? th->ticket : hl.secret;
+		auth_mac(key, c->by_ticket ? "pvmd-ticket-acceptor" : "pvmd-acceptor",
+			 c->nonce_c, c->nonce_a, mac);
 		if (!auth_mac_equal(mac, p)) {
-			plog(PL_ERR, "the pvmd at host %d does not know the secret: link refused",
-			     c->peer_no);
+			plog(PL_ERR, "the pvmd at host %d does not know the %s: link refused",
+			     c->peer_no, c->by_ticket ? "ticket" : "secret");
 			*why = "wrong secret";
 			return -1;
 		}
-		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
+		auth_mac(key, c->by_ticket ? "pvmd-ticket-connector" : "pvmd-connector",
+			 c->nonce_c, c->nonce_a, mac);
 		struct wire_wr w;
 		wire_wr_init(&w);
 		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
+		if (c->by_ticket) {
+			/* the secret, under a keystream only the ticket gives */
+			uint8_t wrap[AUTH_SECRET_LEN];
+			auth_mac(key, "pvmd-secret-wrap", c->nonce_c, c->nonce_a, wrap);
+			for (int i = 0; i < AUTH_SECRET_LEN; i++)
+				wrap[i] ^= hl.secret[i];
+			wire_wr_bytes(&w, wrap, AUTH_SECRET_LEN);
+			explicit_bzero(wrap, sizeof wrap);
+		}
 		struct wire_hdr hh = {.flags = WIRE_F_CTRL,
 				      .dst = wire_host_tid(c->peer_no),
 				      .src = d->hosttid, .tag = WIRE_DM_AUTH};
@@ -336,6 +419,14 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	struct pvmd *d = t->data;
 	uint64_t now = ev_now_ms();
+	if (hl.have_ticket && !hl.have_secret && now > hl.ticket_deadline) {
+		/* started through a hoster and the master never came: the
+		 * ticket is dead, and so are we */
+		explicit_bzero(hl.ticket, sizeof hl.ticket);
+		hl.have_ticket = 0;
+		pvmd_halt(d, "the master did not come with the ticket in time");
+		return;
+	}
 	if (tcp_paused && !d->halting) {
 		tcp_paused = 0;
 		ev_io_set(l, &tcp_io, EPOLLIN);
@@ -386,6 +477,9 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 	}
 	ev_timer_init(&hl.ping, ping_cb, d);
 	ev_timer_start(d->loop, &hl.ping, 200);
+	if (hl.have_ticket)
+		hl.ticket_deadline = ev_now_ms() +
+			(hl.ticket_life_ms ? hl.ticket_life_ms : 30000) + 5000;
 	return 0;
 }
 

@@ -31,3 +31,6 @@ pvmd_wirefuzz_LDADD = proto/libwire.la
 # The script PvmTaskDebug runs unless PVM_DEBUGGER names another.
 dist_pkglibexec_SCRIPTS = pvmd/debugger
 pvmd_pvmd_CPPFLAGS += -DPVM_DEBUGGER_PATH='"$(pkglibexecdir)/debugger"'
+
+# A task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md).
+pvmd_pvmd_SOURCES += hoster/hoster_task.c

@@ -39,12 +39,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [hostfile]\n"
+	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [-S line...] [hostfile]\n"
 		   "  -f            stay in the foreground (log also to stderr)\n"
 		   "  -d debugmask  log debugging detail (any non-zero mask)\n"
 		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n"
 		   "  -s            started by a master pvmd on another host: reads its\n"
-		   "                startup lines on stdin (docs/hosts.md)\n");
+		   "                startup lines on stdin (docs/hosts.md)\n"
+		   "  -S line...    the same, the lines given as arguments (a start by a\n"
+		   "                registered hoster: a one-time ticket, no secret)\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
@@ -368,10 +370,16 @@ int main(int argc, char **argv)
 	/* run by ssh as the askpass program of a so=pw start (password.h) */
 	pw_askpass_main(argc, argv);
 
-	while ((opt = getopt(argc, argv, "fd:n:hs")) != -1) {
+	int from_args = 0;
+	while ((opt = getopt(argc, argv, "fd:n:hsS")) != -1) {
 		switch (opt) {
 		case 's':
 			slave = 1;
+			break;
+		case 'S':
+			/* started through a registered hoster: the startup
+			 * lines are the arguments (docs/hosts.md) */
+			slave = from_args = 1;
 			break;
 		case 'n':
 			/* man 1 pvmd3: a host name to use instead of
@@ -404,11 +412,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind > 1) {
+	if (argc - optind > 1 && !from_args) {
 		usage(stderr);
 		return 2;
 	}
-	const char *hostfile = optind < argc ? argv[optind] : NULL;
+	const char *hostfile = optind < argc && !from_args ? argv[optind] : NULL;
 
 	static struct pvmd pvmd;
 	struct pvmd *d = &pvmd;
@@ -427,7 +435,11 @@ int main(int argc, char **argv)
 			printf("error a hostfile is for the master\n");
 			return 1;
 		}
-		slave_read_config(d); /* before the paths: it sets PVM_VMID */
+		/* before the paths: it sets PVM_VMID */
+		if (from_args) /* wipes the ticket from argv first */
+			slave_read_args(d, argc - optind, argv + optind);
+		else
+			slave_read_config(d);
 	}
 
 	char err[600];

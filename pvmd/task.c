@@ -92,6 +92,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	context_task_exit(d, tid);
 	mbox_task_exit(d, tid);
 	group_task_exit(d, tid);
+	hoster_task_exit(d, tid);
 	sibs_put(t->sibs);
 	free(t->aout);
 	free(t);

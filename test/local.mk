@@ -5,7 +5,7 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
 	test/progs/pt_shm test/progs/pt_hosts test/progs/pt_tcp \
-	test/progs/pt_mh
+	test/progs/pt_mh test/progs/pt_hoster
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -56,6 +56,10 @@ test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/pt_mh_payload.h \
 	test/progs/tcommon.h
 test_progs_pt_mh_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 test_progs_pt_mh_LDFLAGS = $(test_progs_ldflags)
+# pt_hoster: a hoster task (pvm_reg_hoster; hosts-hoster.bats).
+test_progs_pt_hoster_SOURCES = test/progs/pt_hoster.c test/progs/tcommon.h
+test_progs_pt_hoster_LDADD = libpvm/libpvm3.la
+test_progs_pt_hoster_LDFLAGS = $(test_progs_ldflags)
 test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)

@@ -83,6 +83,7 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_GS_EVENT] = "TM_GS_EVENT", [WIRE_TM_ADDHOST] = "TM_ADDHOST",
 	[WIRE_TM_DELHOST] = "TM_DELHOST", [WIRE_TM_HOSTSYNC] = "TM_HOSTSYNC",
 	[WIRE_TM_ROUTEADDR] = "TM_ROUTEADDR",
+	[WIRE_TM_REGHOSTER] = "TM_REGHOSTER",
 };
 
 void lp_api_debug_call(int code, size_t reqlen, int status)

@@ -8,21 +8,18 @@
 
 #define LATER(fn) lp_err(fn, PvmNotImpl)
 
-/* ---- registration as tasker, resource manager, hoster ----
+/* ---- registration as tasker, resource manager ----
  *
  * Not done with issue 3.  Each server talks to the pvmds in the
  * reference's own message formats, as ordinary messages with reserved
- * (negative) tags sent to the pvmd's tid, e.g. 0x80040000, which
- * pvm_send rejects and which the pvmd route does not carry: a tasker gets
- * SM_STTASK for each task to start and must answer SM_TASKX with the
- * wait() status of the processes it started (man 3 pvm_reg_tasker), so
- * the pvmd would have to take exits, pids and output from a task instead
- * of its own children; a resource manager gets every task's spawn,
- * config, tasks, notify and addhosts requests as SM_* messages whose
- * bodies man 3 pvm_reg_rm does not describe ("refer to the PVM source
- * code"); a hoster starts pvmds on other hosts in the place of the
- * master pvmd's own (ssh) hoster, in the same undocumented formats.  Debian does not even ship the header those man pages
- * name (pvmsdpro.h).
+ * (negative) tags sent to the pvmd's tid: a tasker gets SM_STTASK for
+ * each task to start and must answer SM_TASKX with the wait() status of
+ * the processes it started (man 3 pvm_reg_tasker), so the pvmd would have
+ * to take exits, pids and output from a task instead of its own children;
+ * a resource manager gets every task's spawn, config, tasks, notify and
+ * addhosts requests as SM_* messages whose bodies man 3 pvm_reg_rm does
+ * not describe ("refer to the PVM source code").  pvm_reg_hoster is in
+ * reghoster.c.
  */
 
 int pvm_reg_tasker(void)
@@ -34,11 +31,6 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
 {
 	(void)hip;
 	return LATER("pvm_reg_rm");
-}
-
-int pvm_reg_hoster(void)
-{
-	return LATER("pvm_reg_hoster");
 }
 
 

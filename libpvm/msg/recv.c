@@ -133,12 +133,14 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 
 /* A source is -1 (any), a task tid, or a pvmd's address (daemon bit and
  * host part, task part 0): notifies come from 0x80000000, and the
- * reference lets a program receive from it by name. */
+ * reference lets a program receive from it by name.  A tag is -1 (any)
+ * or >= 0; with PvmResvTids a reserved (negative) one too. */
 static int bad_args(int tid, int tag)
 {
 	int daemon = (unsigned)tid & WIRE_TID_DAEMON &&
 		     !((unsigned)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK));
-	return tid == 0 || (tid < -1 && !daemon) || tag < -1;
+	/* reserved (negative) tags with PvmResvTids: a hoster's SM_STHOST */
+	return tid == 0 || (tid < -1 && !daemon) || (tag < -1 && !lp.resvtids);
 }
 
 /* Makes b the active receive buffer; the previous one was freed. */

@@ -46,24 +46,50 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 	b->tag = h->tag;
 	b->ctx = h->ctx;
 	b->seq = h->seq;
+	b->wid = (int)h->wid;
 	b->rpos = 0;
 	lp_msg_arrived(b);
 	return 0;
 }
 
-/* Sends one message to one task (tid > 0 checked by the caller). */
-static int send_body(int tid, int tag, int enc, const struct lp_seg *seg,
-		     int nseg, uint64_t total)
+/* A pvmd's address (daemon bit and host part): with PvmResvTids a task
+ * may send to it (a hoster's SM_STHOSTACK, man 3 pvm_reg_hoster). */
+static int daemon_tid(int tid)
 {
+	return ((unsigned)tid & WIRE_TID_DAEMON) &&
+	       !((unsigned)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK)) &&
+	       ((unsigned)tid & WIRE_TID_HOST_MASK);
+}
+
+/* tid and tag of a send: a task and a tag >= 0, or with PvmResvTids also
+ * a pvmd's address and a reserved (negative) tag, as the reference. */
+static int bad_dest(int tid, int tag)
+{
+	if (lp.resvtids)
+		return !(tid > 0 || daemon_tid(tid));
+	return tid <= 0 || tag < 0;
+}
+
+/* Sends one message to one task or pvmd (bad_dest checked by the
+ * caller), with the send buffer's wait id. */
+static int send_body(int tid, int tag, int enc, int wid,
+		     const struct lp_seg *seg, int nseg, uint64_t total)
+{
+	struct lp_omsg m = {
+		.h = {.dst = tid, .src = lp.mytid, .tag = tag, .ctx = lp.ctx,
+		      .enc = (uint16_t)enc, .wid = (uint32_t)wid},
+		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
+	};
+	if (daemon_tid(tid)) {
+		/* only the pvmd route reaches a pvmd; unordered (seq 0) */
+		void *ep = lp_tran_pvmd.reach(tid);
+		return ep ? lp_tran_pvmd.send(ep, &m) : PvmSysErr;
+	}
 	struct lp_peer *p = lp_peer_get(tid);
 	if (!p)
 		return PvmNoMem;
 	p->sseq = lp_seq_next(p->sseq);
-	struct lp_omsg m = {
-		.h = {.dst = tid, .src = lp.mytid, .tag = tag, .ctx = lp.ctx,
-		      .enc = (uint16_t)enc, .seq = p->sseq},
-		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
-	};
+	m.h.seq = p->sseq;
 	if (tid == lp.mytid)
 		return send_self(&m.h, seg, nseg, total);
 	return lp_route_send(p, &m);
@@ -103,11 +129,11 @@ int pvm_send(int tid, int msgtag)
 
 	if ((r = lp_enroll()) < 0)
 		return lp_err("pvm_send", r);
-	if (tid <= 0 || msgtag < 0)
+	if (bad_dest(tid, msgtag))
 		return lp_err("pvm_send", PvmBadParam);
 	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
 		return lp_err("pvm_send", r);
-	r = send_body(tid, msgtag, b->enc, seg, nseg, total);
+	r = send_body(tid, msgtag, b->enc, b->wid, seg, nseg, total);
 	if (r < 0)
 		return lp_err("pvm_send", r);
 	lp_mhf_run_all(); /* what arrived meanwhile goes to its handlers */
@@ -134,7 +160,7 @@ int pvm_mcast(int *tids, int ntask, int msgtag)
 	for (int i = 0; i < ntask; i++) {
 		if (tids[i] == lp.mytid) /* never to the caller (man page) */
 			continue;
-		r = send_body(tids[i], msgtag, b->enc, seg, nseg, total);
+		r = send_body(tids[i], msgtag, b->enc, b->wid, seg, nseg, total);
 		if (r < 0)
 			return lp_err("pvm_mcast", r);
 	}
@@ -182,7 +208,7 @@ int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
 		return lp_err("pvm_psend", PvmBadParam);
 	/* the array's bytes as they are, like a Raw message (no copy) */
 	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
-	r = send_body(tid, msgtag, PvmDataRaw, &seg, 1, seg.len);
+	r = send_body(tid, msgtag, PvmDataRaw, 0, &seg, 1, seg.len);
 	if (r < 0)
 		return lp_err("pvm_psend", r);
 	lp_mhf_run_all();

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""ticket_knock.py - knocks at a pvmd's TCP port as the master (host 1)
+with a start ticket (docs/hosts.md, "Registered hoster"), as someone who
+read the ticket off a command line would.
+
+Usage: ticket_knock.py HOST PORT TICKETHEX
+
+Prints one line:
+  refused-hello   the pvmd refused at DM_HELLO
+  refused-key     the pvmd's DM_HELLO proof is not keyed with this ticket
+                  (it has the secret and no longer takes the ticket)
+  refused-auth    it closed the connection after our DM_AUTH
+  accepted        it took the ticket (DM_AUTH reply status 0)
+"""
+import hashlib
+import hmac
+import os
+import socket
+import struct
+import sys
+
+FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
+DM_HELLO, DM_AUTH = 64, 65
+HDR = ">IHHiiiiIIQ"
+HDR_SIZE = struct.calcsize(HDR)
+
+
+def frame(tag, payload, dst):
+    return struct.pack(HDR, len(payload), FIRST | LAST | CTRL, 0, dst,
+                       1 << 18, tag, 0, 0, 0, len(payload)) + payload
+
+
+def blob(b):
+    return struct.pack(">I", len(b)) + b
+
+
+def recv_exact(c, n):
+    buf = b""
+    while len(buf) < n:
+        part = c.recv(n - len(buf))
+        if not part:
+            return None
+        buf += part
+    return buf
+
+
+def recv_frame(c):
+    h = recv_exact(c, HDR_SIZE)
+    if h is None:
+        return None
+    f = struct.unpack(HDR, h)
+    p = recv_exact(c, f[0])
+    return None if p is None else (f, p)
+
+
+def mac(key, label, nc, na):
+    return hmac.new(key, label + nc + na, hashlib.sha256).digest()
+
+
+def main():
+    host, port, ticket = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+    c = socket.create_connection((host, port), timeout=10)
+    nc = os.urandom(32)
+    c.sendall(frame(DM_HELLO, struct.pack(">ii", 1, 1) + blob(nc), 0))
+    r = recv_frame(c)
+    if r is None:
+        print("refused-hello")
+        return
+    p = r[1]
+    st, no = struct.unpack(">ii", p[:8])
+    if st != 0:
+        print("refused-hello")
+        return
+    n = struct.unpack(">I", p[8:12])[0]
+    na = p[12:12 + n]
+    m = p[12 + n + 4:]
+    if m != mac(ticket, b"pvmd-ticket-acceptor", nc, na):
+        print("refused-key")
+        return
+    wrapped = os.urandom(32)
+    c.sendall(frame(DM_AUTH, blob(mac(ticket, b"pvmd-ticket-connector", nc, na))
+                    + blob(wrapped), no << 18))
+    try:
+        r = recv_frame(c)
+    except OSError:
+        r = None
+    if r is None or struct.unpack(">i", r[1][:4])[0] != 0:
+        print("refused-auth")
+    else:
+        print("accepted")
+
+
+main()
