@@ -312,7 +312,7 @@ static void shell_quote(char *out, size_t n, const char *p)
 	out[k] = 0;
 }
 
-static unsigned start_timeout(void)
+unsigned hoster_start_timeout(void)
 {
 	const char *t = getenv("PVM_HOST_START_TIMEOUT");
 	long v = t && *t ? strtol(t, NULL, 10) : 0;
@@ -422,7 +422,7 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		 * whose password was typed before it registered keeps ours) */
 		int st = hoster_task_start(d, s->h, o);
 		if (st == 0)
-			ev_timer_start(d->loop, &s->timer, start_timeout());
+			ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
 		return st;
 	}
 	if (remote_command(o, cmd, sizeof cmd) < 0)
@@ -496,7 +496,7 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		plog(PL_ERR, "host %s: could not write its startup lines", o->name);
 
 	ev_timer_init(&s->timer, timeout_cb, d);
-	ev_timer_start(d->loop, &s->timer, start_timeout());
+	ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
 	if (ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0)
 		return PvmSysErr;
 	return 0;

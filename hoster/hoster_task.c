@@ -118,14 +118,6 @@ static int add_word(char *cmd, size_t size, const char *key, const char *val)
 	return 0;
 }
 
-/* The master's start timeout (as hoster.c reads it): the ticket's life. */
-static unsigned start_timeout(void)
-{
-	const char *t = getenv("PVM_HOST_START_TIMEOUT");
-	long v = t && *t ? strtol(t, NULL, 10) : 0;
-	return v >= 100 && v <= 3600000 ? (unsigned)v : 30000;
-}
-
 /* "<dx>" -s -S 'version 1' 'vmid ..' ... 'ticket <hex>' 'end' */
 static int ticket_command(const struct host *h, const struct hostopt *o,
 			  char *cmd, size_t size)
@@ -144,7 +136,7 @@ static int ticket_command(const struct host *h, const struct hostopt *o,
 	bad |= add_word(cmd, size, "name", o->name);
 	snprintf(v, sizeof v, "%u", hl.timeout_ms);
 	bad |= add_word(cmd, size, "timeout", v);
-	snprintf(v, sizeof v, "%u", start_timeout());
+	snprintf(v, sizeof v, "%u", hoster_start_timeout());
 	bad |= add_word(cmd, size, "ticketlife", v);
 	if (*o->wd)
 		bad |= add_word(cmd, size, "wd", o->wd);

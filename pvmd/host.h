@@ -172,6 +172,9 @@ int hoster_task_tid(void);
 /* Sends the hoster SM_STHOST for host h (a ticket is made for it).
  * 0 or a PVM error code. */
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o);
+/* PVM_HOST_START_TIMEOUT (ms, default 30000): how long a start may take
+ * (and a hoster-started pvmd's ticket lives). */
+unsigned hoster_start_timeout(void);
 /* A data message (one frame) from local task `tid` to this pvmd's daemon
  * address: SM_STHOSTACK from the hoster, anything else is dropped. */
 void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,

@@ -208,6 +208,17 @@ static void link_up(struct pvmd *d, struct conn *c)
 		hoster_link_up(d, h);
 }
 
+/* The acceptor accepts the connector's proof: it says so, and the link is up. */
+static void auth_ok(struct pvmd *d, struct conn *c)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	reply_ctrl(d, c, WIRE_DM_AUTH, &w);
+	wire_wr_free(&w);
+	link_up(d, c);
+}
+
 /* The acceptor's DM_AUTH when it has no secret yet: bytes mac_c (p),
  * bytes the secret under the ticket's keystream.  The MAC first; then the
  * secret is ours and the ticket is burnt (one use). */
@@ -254,12 +265,7 @@ static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
 	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
 	    auth_secret_save(path, hl.secret) < 0)
 		plog(PL_ERR, "cannot write the secret: %s", strerror(errno));
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, 0);
-	reply_ctrl(d, c, WIRE_DM_AUTH, &w);
-	wire_wr_free(&w);
-	link_up(d, c);
+	auth_ok(d, c);
 	return 0;
 }
 
@@ -338,12 +344,7 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			*why = "host number not in the table";
 			return -1;
 		}
-		struct wire_wr w;
-		wire_wr_init(&w);
-		wire_wr_i32(&w, 0);
-		reply_ctrl(d, c, WIRE_DM_AUTH, &w);
-		wire_wr_free(&w);
-		link_up(d, c);
+		auth_ok(d, c);
 		return 0;
 	}
 	if (c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&

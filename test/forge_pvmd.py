@@ -12,54 +12,15 @@ Cases, each on its own connection:
   garbage    a header with an absurd length: closed
 Prints "ok CASE" or "FAIL CASE: why"; exits 1 on any failure.
 """
-import hashlib
-import hmac
 import os
 import socket
 import struct
 import sys
 
-FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
-DM_HELLO, DM_AUTH = 64, 65
-WIRE_VERSION = 1
-HDR = ">IHHiiiiIIQ"
-HDR_SIZE = struct.calcsize(HDR)
+from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, HDR, LAST, REPLY,
+                       WIRE_VERSION, blob, frame, i32, mac, recv_frame)
+
 fails = 0
-
-
-def frame(tag, payload, flags=FIRST | LAST | CTRL, dst=0, src=0):
-    return struct.pack(HDR, len(payload), flags, 0, dst, src, tag, 0, 0, 0,
-                       len(payload)) + payload
-
-
-def i32(v):
-    return struct.pack(">i", v)
-
-
-def blob(b):
-    return struct.pack(">I", len(b)) + b
-
-
-def recv_exact(c, n):
-    buf = b""
-    while len(buf) < n:
-        part = c.recv(n - len(buf))
-        if not part:
-            return None
-        buf += part
-    return buf
-
-
-def recv_frame(c):
-    """(header tuple, payload), or None when the connection is closed."""
-    h = recv_exact(c, HDR_SIZE)
-    if h is None:
-        return None
-    f = struct.unpack(HDR, h)
-    p = recv_exact(c, f[0])
-    if p is None:
-        return None
-    return f, p
 
 
 def closed_without_reply(c):
@@ -106,9 +67,8 @@ def wrongmac(host, port, hostno):
     n = struct.unpack(">I", p[8:12])[0]
     nonce_a = p[12:12 + n]
     secret = os.urandom(32)  # not the machine's
-    mac = hmac.new(secret, b"pvmd-connector" + nonce_c + nonce_a,
-                   hashlib.sha256).digest()
-    c.sendall(frame(DM_AUTH, blob(mac), dst=0x40000, src=dst))
+    c.sendall(frame(DM_AUTH, blob(mac(secret, b"pvmd-connector", nonce_c, nonce_a)),
+                    dst=0x40000, src=dst))
     result("wrongmac", closed_without_reply(c), "got an answer to a wrong mac")
     c.close()
 

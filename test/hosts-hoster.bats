@@ -54,41 +54,13 @@ teardown() {
 		done
 	fi
 	[ -z "$HH_HOSTER" ] || kill -KILL "$HH_HOSTER" 2>/dev/null || true
-	hh_stop
+	hosts_vm_stop "$HH_N"
 	return 0
 }
 
 # refute CMD...: fails (under set -e) when CMD succeeds.
 refute() {
 	! "$@"
-}
-
-hh_pvmd_pid() {
-	local p
-	p=$(on_host "$1" cat "$VMDIR/pvmd.pid" 2>/dev/null) || return 0
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
-	return 0
-}
-
-hh_no_pvmd() {
-	[ -z "$(hh_pvmd_pid "$1")" ]
-}
-
-# hh_stop: halts the VM from h1 and kills what is left on every host.
-hh_stop() {
-	local k p pids
-	if [ -n "$(hh_pvmd_pid 1)" ]; then
-		echo halt | on_host 1 timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
-		wait_until 5 hh_no_pvmd 1 || true
-	fi
-	for ((k = 1; k <= HH_N; k++)); do
-		p=$(hh_pvmd_pid "$k")
-		[ -z "$p" ] || kill -KILL "$p" 2>/dev/null || true
-		on_host "$k" rm -rf "$VMDIR" 2>/dev/null || true
-	done
-	pids=$(vm_pids "$PVM_VMID") || true
-	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
-	return 0
 }
 
 # hh_start [HOST...] [-- ENV=VALUE...]: the master on h1 (the hosts named
@@ -205,7 +177,7 @@ hh_port() {
 	[ "$(on_host 3 stat -c %a "$VMDIR/secret")" = 600 ]
 	# the ticket is gone from the pvmd's arguments at once
 	local p t
-	p=$(hh_pvmd_pid 2)
+	p=$(host_pvmd_pid 2)
 	[ -n "$p" ]
 	t=$(hh_ticket h2)
 	[ ${#t} -eq 64 ]
@@ -243,14 +215,14 @@ hh_port() {
 	run on_host 1 timeout 20 "$PVM_RSH" h3 "$cmd"
 	show
 	[[ "$output" == "ok "* ]]
-	[ -n "$(hh_pvmd_pid 3)" ]
+	[ -n "$(host_pvmd_pid 3)" ]
 	# no secret file there, and it is not in the machine
 	refute on_host 3 test -e "$VMDIR/secret"
 	[ "$(hh_conf_n)" = 2 ]
 	# it gives up when the ticket's life (the start timeout + 5 s) is over
-	wait_until 15 hh_no_pvmd 3
+	wait_until 15 host_no_pvmd 3
 	# the real slave is unaffected
-	[ -n "$(hh_pvmd_pid 2)" ]
+	[ -n "$(host_pvmd_pid 2)" ]
 	[ "$(hh_conf_n)" = 2 ]
 }
 
@@ -262,7 +234,7 @@ hh_port() {
 	show
 	[[ "$output" == *"add h2 -29"* ]]
 	[ "$(hh_conf_n)" = 2 ]
-	hh_no_pvmd 2
+	host_no_pvmd 2
 	hh_hoster_stop
 	hh_hoster reply=PvmDupHost
 	run hh_prog 1 pt_hoster add h2
@@ -277,7 +249,7 @@ hh_port() {
 	[[ "$output" == *"add h2 -29"* ]]
 	grep -q '^answer junk' "$HLOG"
 	on_host 1 grep -q 'malformed SM_STHOSTACK' "$VMDIR/pvmd.log"
-	[ -n "$(hh_pvmd_pid 1)" ]
+	[ -n "$(host_pvmd_pid 1)" ]
 	# the rest of the machine still works
 	run hh_prog 1 pt_mh stream h3 1
 	show
@@ -312,7 +284,7 @@ hh_port() {
 	[[ "$output" == *"1 successful"* ]]
 	[ "$(hh_conf_n)" = 2 ]
 	local p
-	p=$(hh_pvmd_pid 2)
+	p=$(host_pvmd_pid 2)
 	[ "$(tr '\0' ' ' <"/proc/$p/cmdline")" = "$PVMD_BIN -s " ]
 	on_host 1 grep -q 'no longer the hoster' "$VMDIR/pvmd.log"
 }

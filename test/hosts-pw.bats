@@ -50,24 +50,8 @@ teardown() {
 		echo "--- the master's terminal"
 		cat "$BATS_TEST_TMPDIR/tty" 2>/dev/null || true
 	fi
-	if [ -n "$(pw_pvmd_pid)" ]; then
-		echo halt | on_host 1 timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
-		wait_until 5 eval '[ -z "$(pw_pvmd_pid)" ]' || true
-	fi
-	local k pids
-	pids=$(vm_pids "$PVM_VMID") || true
-	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 	[ -z "$PW_DRIVER" ] || kill -KILL "$PW_DRIVER" 2>/dev/null || true
-	for k in 1 2 3; do
-		on_host "$k" rm -rf "$VMDIR" 2>/dev/null || true
-	done
-	return 0
-}
-
-pw_pvmd_pid() {
-	local p
-	p=$(on_host 1 cat "$VMDIR/pvmd.pid" 2>/dev/null) || return 0
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
+	hosts_vm_stop 3
 	return 0
 }
 
@@ -181,7 +165,7 @@ no_password_anywhere() {
 	[[ "$output" == *"Permission denied"* ]]
 	# the foreground master printed it on its terminal too, and runs on
 	grep -q 'cannot add host h2' "$d/tty"
-	[ -n "$(pw_pvmd_pid)" ]
+	[ -n "$(host_pvmd_pid 1)" ]
 	run pw_console conf
 	show
 	printf '%s\n' "$output" | grep -Eq '^ +h3 +[0-9a-f]+ +LINUX64'

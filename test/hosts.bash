@@ -509,4 +509,38 @@ hosts_down() {
 	return 0
 }
 
+# ---- a virtual machine on the hosts (needs VMDIR, CONSOLE: helpers.bash) ----
+
+# host_pvmd_pid K: the pid of this VM's pvmd on host K (empty if none).
+host_pvmd_pid() {
+	local p
+	p=$(on_host "$1" cat "$VMDIR/pvmd.pid" 2>/dev/null) || return 0
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
+	return 0
+}
+
+# host_no_pvmd K: true if host K runs no pvmd of this VM.
+host_no_pvmd() {
+	[ -z "$(host_pvmd_pid "$1")" ]
+}
+
+# hosts_vm_stop N: halts the VM from h1 and kills what is left of it on
+# hosts 1..N (pvmds, their VM directories, tasks).
+hosts_vm_stop() {
+	local k p pids
+	if [ -n "$(host_pvmd_pid 1)" ]; then
+		echo halt | on_host 1 timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
+		wait_until 5 host_no_pvmd 1 || true
+	fi
+	for ((k = 1; k <= $1; k++)); do
+		p=$(host_pvmd_pid "$k")
+		[ -z "$p" ] || kill -KILL "$p" 2>/dev/null || true
+		on_host "$k" rm -rf "$VMDIR" 2>/dev/null || true
+	done
+	# tasks carry PVM_VMID in their environment, on every host
+	pids=$(vm_pids "$PVM_VMID") || true
+	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+	return 0
+}
+
 _hosts_vars

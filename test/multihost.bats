@@ -64,38 +64,7 @@ teardown() {
 			on_host "$k" tail -n 8 "$VMDIR/pvmd.log" 2>/dev/null || true
 		done
 	fi
-	mh_stop
-	return 0
-}
-
-# mh_pvmd_pid K: the pid of this VM's pvmd on host K (empty if none).
-mh_pvmd_pid() {
-	local p
-	p=$(on_host "$1" cat "$VMDIR/pvmd.pid" 2>/dev/null) || return 0
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
-	return 0
-}
-
-# mh_no_pvmd K: true if host K runs no pvmd of this VM.
-mh_no_pvmd() {
-	[ -z "$(mh_pvmd_pid "$1")" ]
-}
-
-# mh_stop: halts the VM from h1 and kills what is left on every host.
-mh_stop() {
-	local k p pids
-	if [ -n "$(mh_pvmd_pid 1)" ]; then
-		echo halt | on_host 1 timeout -k 2 10 "$CONSOLE" >/dev/null 2>&1 || true
-		wait_until 5 mh_no_pvmd 1 || true
-	fi
-	for ((k = 1; k <= MH_N; k++)); do
-		p=$(mh_pvmd_pid "$k")
-		[ -z "$p" ] || kill -KILL "$p" 2>/dev/null || true
-		on_host "$k" rm -rf "$VMDIR" 2>/dev/null || true
-	done
-	# tasks carry PVM_VMID in their environment, on every host
-	pids=$(vm_pids "$PVM_VMID") || true
-	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+	hosts_vm_stop "$MH_N"
 	return 0
 }
 
@@ -181,14 +150,14 @@ mh_log() {
 	local k
 	for k in 1 2 3 4; do
 		printf '%s\n' "$output" | grep -Eq "^ +h$k +$(printf '%x' $((k << 18))) +LINUX64 +1000 "
-		[ -n "$(mh_pvmd_pid "$k")" ]
+		[ -n "$(host_pvmd_pid "$k")" ]
 	done
 	run mh_console 1 $'mstat h3\nmstat h4'
 	show
 	[[ "$output" == *"h3  ok"* || "$output" == *"h3 ok"* ]]
 	# the secret is on no command line: the remote pvmds run as `pvmd -s`
 	local p
-	p=$(mh_pvmd_pid 3)
+	p=$(host_pvmd_pid 3)
 	run cat "/proc/$p/cmdline"
 	[[ "$(tr '\0' ' ' <"/proc/$p/cmdline")" == "$PVMD_BIN -s " ]]
 	! grep -Eq '[0-9a-f]{64}' "/proc/$p/cmdline"
@@ -206,14 +175,14 @@ mh_log() {
 	show
 	[[ "$output" == *"1 successful"* ]]
 	wait_until 10 mh_has_n 3
-	[ -n "$(mh_pvmd_pid 3)" ]
+	[ -n "$(host_pvmd_pid 3)" ]
 	run mh_console 1 'add h3'
 	show
 	[[ "$output" == *"Duplicate host"* || "$output" == *"already"* ]]
 	run mh_console 2 'delete h3'
 	show
 	wait_until 10 mh_has_n 2
-	wait_until 10 mh_no_pvmd 3
+	wait_until 10 host_no_pvmd 3
 	mh_ok 1 pt_mh pingall nobig
 }
 
@@ -226,7 +195,7 @@ mh_log() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" checks passed, 0 failed"* ]]
 	mh_log 1 | grep -E 'cannot add host h4: .*refused'
-	wait_until 10 mh_no_pvmd 3
+	wait_until 10 host_no_pvmd 3
 	# a host cut off the network: PvmCantStart after ssh's time-out, the
 	# rest of the machine unaffected meanwhile
 	host_cut 4
@@ -407,7 +376,7 @@ mh_stream_wait() {
 	sleep 1
 	local t0
 	t0=$(epoch_ms)
-	kill -KILL "$(mh_pvmd_pid 3)"
+	kill -KILL "$(host_pvmd_pid 3)"
 	mh_notify_wait "$t0"
 	mh_stream_wait s12 s42
 	# a broken connection is noticed at once; generous slack
@@ -444,7 +413,7 @@ mh_stream_wait() {
 	[ "$HD_MS" -ge 2000 ]
 	mh_stream_wait s23
 	# h4's pvmd lost its master: it kills its tasks and exits
-	wait_until 15 mh_no_pvmd 4
+	wait_until 15 host_no_pvmd 4
 	wait_until 5 eval '! mh_tasks_on 4'
 	host_uncut 4
 	[ "$(mh_conf_n)" = 3 ]
@@ -460,9 +429,9 @@ mh_stream_wait() {
 	[[ "$output" == *"8 successful"* ]]
 	local k
 	for k in 2 3 4; do mh_tasks_on "$k"; done
-	kill -KILL "$(mh_pvmd_pid 1)"
+	kill -KILL "$(host_pvmd_pid 1)"
 	for k in 2 3 4; do
-		wait_until 15 mh_no_pvmd "$k"
+		wait_until 15 host_no_pvmd "$k"
 	done
 	for k in 2 3 4; do
 		wait_until 5 eval "! mh_tasks_on $k"
@@ -492,11 +461,11 @@ mh_stream_wait() {
 	t0=$(epoch_ms)
 	run mh_console 1 halt
 	show
-	for k in 1 2 3; do wait_until 10 mh_no_pvmd "$k"; done
+	for k in 1 2 3; do wait_until 10 host_no_pvmd "$k"; done
 	t1=$(epoch_ms)
 	echo "# halt with h4 cut off: h1-h3 gone after $((t1 - t0)) ms" >&3
 	# h4 loses its master: it stops its task and exits by itself
-	wait_until 15 mh_no_pvmd 4
+	wait_until 15 host_no_pvmd 4
 	wait_until 5 eval '! mh_tasks_on 4'
 	t1=$(epoch_ms)
 	echo "# h4 gone after $((t1 - t0)) ms" >&3
@@ -511,7 +480,7 @@ mh_stream_wait() {
 	mh_notify_wait "$t0"
 	# 1.5 s and a heartbeat; the default (4 s) would take 3.5 s or more
 	[ "$HD_MS" -ge 500 ] && [ "$HD_MS" -lt 3300 ]
-	wait_until 15 mh_no_pvmd 2
+	wait_until 15 host_no_pvmd 2
 	mh_ok 1 pt_mh pingall nobig
 }
 
@@ -547,8 +516,8 @@ mh_stream_wait() {
 	wait_until 60 mh_has_n 2
 	wait_until 30 eval 'mh_log 1 | grep -q "cannot add host h4"'
 	mh_log 1 | grep 'cannot add host h4'
-	mh_no_pvmd 3
-	mh_no_pvmd 4
+	host_no_pvmd 3
+	host_no_pvmd 4
 	run mh_console 1 conf
 	show
 	printf '%s\n' "$output" | grep -Eq '^ +h2 +80000 '
@@ -564,7 +533,7 @@ mh_stream_wait() {
 	mh_log 1 | grep 'host h2: manual startup (so=ms) needs the master pvmd in the foreground'
 	mh_log 1 | grep 'host h3: so=pw needs the master pvmd in the foreground'
 	[ "$(mh_conf_n)" = 1 ]
-	mh_stop
+	hosts_vm_stop "$MH_N"
 	# in the foreground: the master prints what to type on h2 and reads
 	# the answer on its stdin, as the reference's pvmd does
 	local d=$BATS_TEST_TMPDIR
@@ -610,14 +579,14 @@ mh_stream_wait() {
 	run mh_console 3 halt
 	show
 	for k in 1 2 3 4; do
-		wait_until 10 mh_no_pvmd "$k"
+		wait_until 10 host_no_pvmd "$k"
 	done
 	wait_until 5 eval '[ -z "$(vm_pids "$PVM_VMID")" ]'
 }
 
 # mh_port K: the TCP port host K's pvmd listens on.
 mh_port() {
-	on_host "$1" ss -ltnpH | awk -v p="$(mh_pvmd_pid "$1")" \
+	on_host "$1" ss -ltnpH | awk -v p="$(host_pvmd_pid "$1")" \
 		'$0 ~ "pid=" p "," { n = split($4, a, ":"); print a[n]; exit }'
 }
 
@@ -650,7 +619,7 @@ mh_port() {
 	# keeps at most a few dozen of them, and goes on
 	port=$(mh_port 1)
 	local pid fds0 fds
-	pid=$(mh_pvmd_pid 1)
+	pid=$(host_pvmd_pid 1)
 	fds0=$(ls /proc/"$pid"/fd | wc -l)
 	on_host_bg 3 python3 -c '
 import socket, sys, time

@@ -24,9 +24,9 @@ import socket
 import struct
 import sys
 
-FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
-TM_CONNECT, DM_HELLO, DM_AUTH = 1, 64, 65
-WIRE_VERSION = 1
+from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, LAST, REPLY,
+                       TM_CONNECT, WIRE_VERSION, blob, i32, recv_exact)
+
 fails = 0
 
 
@@ -40,28 +40,10 @@ def ctrl(tag, payload, dst, src):
     return hdr(len(payload), FIRST | LAST | CTRL, dst, src, tag) + payload
 
 
-def i32(v):
-    return struct.pack(">i", v)
-
-
-def blob(b):
-    return struct.pack(">I", len(b)) + b
-
-
 def fail(msg):
     global fails
     fails += 1
     print("FAIL " + msg)
-
-
-def recv_exact(s, n):
-    b = b""
-    while len(b) < n:
-        c = s.recv(n - len(b))
-        if not c:
-            return None
-        b += c
-    return b
 
 
 def read_frame(s):

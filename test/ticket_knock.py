@@ -12,56 +12,19 @@ Prints one line:
   refused-auth    it closed the connection after our DM_AUTH
   accepted        it took the ticket (DM_AUTH reply status 0)
 """
-import hashlib
-import hmac
 import os
 import socket
 import struct
 import sys
 
-FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
-DM_HELLO, DM_AUTH = 64, 65
-HDR = ">IHHiiiiIIQ"
-HDR_SIZE = struct.calcsize(HDR)
-
-
-def frame(tag, payload, dst):
-    return struct.pack(HDR, len(payload), FIRST | LAST | CTRL, 0, dst,
-                       1 << 18, tag, 0, 0, 0, len(payload)) + payload
-
-
-def blob(b):
-    return struct.pack(">I", len(b)) + b
-
-
-def recv_exact(c, n):
-    buf = b""
-    while len(buf) < n:
-        part = c.recv(n - len(buf))
-        if not part:
-            return None
-        buf += part
-    return buf
-
-
-def recv_frame(c):
-    h = recv_exact(c, HDR_SIZE)
-    if h is None:
-        return None
-    f = struct.unpack(HDR, h)
-    p = recv_exact(c, f[0])
-    return None if p is None else (f, p)
-
-
-def mac(key, label, nc, na):
-    return hmac.new(key, label + nc + na, hashlib.sha256).digest()
+from wireframe import DM_AUTH, DM_HELLO, blob, frame, mac, recv_frame
 
 
 def main():
     host, port, ticket = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
     c = socket.create_connection((host, port), timeout=10)
     nc = os.urandom(32)
-    c.sendall(frame(DM_HELLO, struct.pack(">ii", 1, 1) + blob(nc), 0))
+    c.sendall(frame(DM_HELLO, struct.pack(">ii", 1, 1) + blob(nc), src=1 << 18))
     r = recv_frame(c)
     if r is None:
         print("refused-hello")
@@ -79,7 +42,7 @@ def main():
         return
     wrapped = os.urandom(32)
     c.sendall(frame(DM_AUTH, blob(mac(ticket, b"pvmd-ticket-connector", nc, na))
-                    + blob(wrapped), no << 18))
+                    + blob(wrapped), dst=no << 18, src=1 << 18))
     try:
         r = recv_frame(c)
     except OSError:
