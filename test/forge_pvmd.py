@@ -17,6 +17,7 @@ import socket
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, HDR, LAST, REPLY,
                        WIRE_VERSION, blob, frame, i32, mac, recv_frame)
 

@@ -15,12 +15,7 @@ HH_N=3
 setup_file() {
 	hosts_file_setup "$HH_N"
 	export HH_BIN=$BATS_FILE_TMPDIR/bin
-	mkdir -p "$HH_BIN"
-	local p
-	for p in "$PROGS"/pt_* "$abs_top_srcdir/test/ticket_knock.py"; do
-		[ -x "$p" ] && [ -f "$p" ] && ln -sf "$p" "$HH_BIN/${p##*/}"
-	done
-	return 0
+	hosts_bin "$HH_BIN" "$abs_top_srcdir/test/ticket_knock.py"
 }
 
 teardown_file() {
@@ -30,13 +25,7 @@ teardown_file() {
 setup() {
 	hosts_test_setup
 	skip_if_ref "the multi-host suites run ours only"
-	export PVM_VMID="hh${BATS_ROOT_PID:-$$}x${BATS_TEST_NUMBER}x$RANDOM"
-	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_PATH=$HH_BIN
-	export HOME=$BATS_TEST_TMPDIR/home
-	mkdir -p "$HOME"
-	unset PVM_TMP PVM_EXPORT PVM_DEBUG PVM_ARCH PVM_SPAWN_TID LD_LIBRARY_PATH
-	unset PVM_HOST_TIMEOUT PVM_HOST_START_TIMEOUT
-	VMDIR=/tmp/pvm.$(id -u).$PVM_VMID
+	hosts_vm_env hh "$HH_BIN"
 	HLOG=$BATS_TEST_TMPDIR/hoster.log
 	HH_UP= HH_HOSTER=
 }

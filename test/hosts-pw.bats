@@ -35,10 +35,7 @@ teardown_file() {
 setup() {
 	hosts_test_setup
 	skip_if_ref "so=pw: ours only"
-	export PVM_VMID="pw${BATS_ROOT_PID:-$$}x${BATS_TEST_NUMBER}x$RANDOM"
-	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_PATH=$MH_BIN
-	unset PVM_TMP PVM_EXPORT PVM_DEBUG PVM_ARCH PVM_SPAWN_TID LD_LIBRARY_PATH
-	VMDIR=/tmp/pvm.$(id -u).$PVM_VMID
+	hosts_vm_env pw "$MH_BIN"
 	PW_DRIVER=
 }
 

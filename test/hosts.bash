@@ -543,4 +543,30 @@ hosts_vm_stop() {
 	return 0
 }
 
+# hosts_bin DIR [FILE...]: DIR gets links to the test programs (pt_*)
+# and the FILEs: the spawn path (PVM_PATH) of the VMs on the hosts.
+hosts_bin() {
+	local d=$1 p
+	shift
+	mkdir -p "$d"
+	for p in "$PROGS"/pt_* "$@"; do
+		[ -x "$p" ] && [ -f "$p" ] && ln -sf "$p" "$d/${p##*/}"
+	done
+	return 0
+}
+
+# hosts_vm_env PREFIX BINDIR: the environment of one test's VM on the
+# hosts: a fresh PVM_VMID starting with PREFIX, PVM_PATH=BINDIR, a HOME of
+# its own, no setting left from the caller; VMDIR is its VM directory
+# (each host has its own /tmp: the same path on every host).
+hosts_vm_env() {
+	export PVM_VMID="$1${BATS_ROOT_PID:-$$}x${BATS_TEST_NUMBER}x$RANDOM"
+	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_PATH=$2
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -p "$HOME"
+	unset PVM_TMP PVM_EXPORT PVM_DEBUG PVM_ARCH PVM_SPAWN_TID LD_LIBRARY_PATH
+	unset PVM_HOST_TIMEOUT PVM_HOST_START_TIMEOUT
+	VMDIR=/tmp/pvm.$(id -u).$PVM_VMID
+}
+
 _hosts_vars

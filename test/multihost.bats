@@ -17,11 +17,8 @@ setup_file() {
 	hosts_file_setup "$MH_N"
 	[ -n "${HOSTS_SKIP:-}" ] || echo "# hosts_up $MH_N took $HOSTS_UP_SECONDS s" >&3
 	export MH_BIN=$BATS_FILE_TMPDIR/bin
-	mkdir -p "$MH_BIN"
+	hosts_bin "$MH_BIN" "$abs_top_srcdir/test/forge_pvmd.py"
 	local p
-	for p in "$PROGS"/pt_* "$abs_top_srcdir/test/forge_pvmd.py"; do
-		[ -x "$p" ] && [ -f "$p" ] && ln -sf "$p" "$MH_BIN/${p##*/}"
-	done
 	for p in $EXAMPLES $GEXAMPLES; do
 		[ -x "/usr/bin/$p" ] && ln -sf "/usr/bin/$p" "$MH_BIN/$p"
 	done
@@ -35,14 +32,7 @@ teardown_file() {
 setup() {
 	hosts_test_setup
 	skip_if_ref "the multi-host suite runs ours only"
-	export PVM_VMID="mh${BATS_ROOT_PID:-$$}x${BATS_TEST_NUMBER}x$RANDOM"
-	export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_PATH=$MH_BIN
-	export HOME=$BATS_TEST_TMPDIR/home
-	mkdir -p "$HOME"
-	# each host has its own /tmp: the VM directory is at the same place
-	unset PVM_TMP PVM_EXPORT PVM_DEBUG PVM_ARCH PVM_SPAWN_TID LD_LIBRARY_PATH
-	unset PVM_HOST_TIMEOUT
-	VMDIR=/tmp/pvm.$(id -u).$PVM_VMID
+	hosts_vm_env mh "$MH_BIN"
 	MH_UP=
 }
 

@@ -24,6 +24,7 @@ import socket
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, LAST, REPLY,
                        TM_CONNECT, WIRE_VERSION, blob, i32, recv_exact)
 

@@ -17,6 +17,7 @@ import socket
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wireframe import DM_AUTH, DM_HELLO, blob, frame, mac, recv_frame
 
 
