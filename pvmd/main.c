@@ -116,7 +116,20 @@ static void detach(void)
 	}
 	close(p[0]);
 	report_fd = p[1];
-	setsid();
+	/* A process group of its own, so that the terminal's signals (^C,
+	 * ^Z) do not reach it; SIGHUP is ignored (signals.c).  The master
+	 * stays in the session it was started from, as the reference's pvmd
+	 * does: with the kernel's autogroup scheduling (Debian's default) a
+	 * session is one scheduling group, and the tasks it spawns must be in
+	 * the same group as the program the user started from that shell.
+	 * In a session of its own, all the spawned tasks together got as
+	 * much CPU as that one program: a master in pvm_barrier with 15
+	 * spawned members took 118 us a barrier instead of 75.  A slave, run
+	 * by ssh, leaves the ssh session. */
+	if (slave)
+		setsid();
+	else
+		setpgid(0, 0);
 }
 
 static int started_foreground;

@@ -134,6 +134,26 @@ teardown() {
 	kill -0 "$waiter"
 }
 
+@test "the pvmd stays in the session it was started from (a process group of its own), and so do its tasks" {
+	# With autogroup scheduling a session is one scheduling group: the
+	# tasks must share it with the programs the user starts from there.
+	skip_if_ref "the reference's pvmd keeps the console's process group"
+	start_pvmd
+	local pid sess
+	pid=$(pvmd_pid)
+	sess=$(ps -o sid= -p $$ | tr -d ' ')
+	[ "$(ps -o sid= -p "$pid" | tr -d ' ')" = "$sess" ]
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+	ln -sf /bin/sleep "$TESTTMP/bin/sleep"
+	run console "spawn sleep 30"
+	show
+	local t
+	wait_until 10 eval 't=$(pgrep -f "sleep 30$" -P "$pid")'
+	[ "$(ps -o sid= -p "$t" | tr -d ' ')" = "$sess" ]
+	# its own process group too (a halt stops what the task starts)
+	[ "$(ps -o pgid= -p "$t" | tr -d ' ')" = "$t" ]
+}
+
 @test "pvmd -f stays in the foreground and stops on SIGTERM, removing its socket" {
 	"$PVMD_BIN" -f </dev/null >"$TESTTMP/fg.out" 2>&1 &
 	local pid=$!
