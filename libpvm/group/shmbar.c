@@ -29,7 +29,9 @@
 /* Then, up to this long, the waiter yields the CPU between looks: with
  * more members than CPUs the members still to arrive run meanwhile, and
  * the release is seen without the cost of a wake-up (on 2 CPUs, 16
- * members: about 90 us a barrier against about 150 with futex sleeps).
+ * members: about 90 us a barrier against about 150 with futex sleeps;
+ * 70 us since the members share the master's scheduling group, see
+ * pvmd/main.c detach()).
  * After it, the waiter sleeps on the futex and uses no CPU. */
 #define YIELD_NS 500000
 
