@@ -51,6 +51,13 @@
  * output), as the reference does: the daemon bit alone. */
 #define WIRE_TID_PVMD_SRC ((int32_t)WIRE_TID_DAEMON)
 
+/* A pvmd's address: the daemon bit, maybe a host part, no task part
+ * (0x80000000 alone is the source of the messages a pvmd makes). */
+static inline int wire_tid_is_pvmd(int32_t tid)
+{
+	return ((uint32_t)tid & WIRE_TID_DAEMON) &&
+	       !((uint32_t)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK));
+}
 static inline int32_t wire_host_tid(int hostno)
 {
 	return (int32_t)((unsigned)hostno << WIRE_TID_HOST_SHIFT);

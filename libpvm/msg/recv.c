@@ -137,10 +137,9 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
  * or >= 0; with PvmResvTids a reserved (negative) one too. */
 static int bad_args(int tid, int tag)
 {
-	int daemon = (unsigned)tid & WIRE_TID_DAEMON &&
-		     !((unsigned)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK));
 	/* reserved (negative) tags with PvmResvTids: a hoster's SM_STHOST */
-	return tid == 0 || (tid < -1 && !daemon) || (tag < -1 && !lp.resvtids);
+	return tid == 0 || (tid < -1 && !wire_tid_is_pvmd(tid)) ||
+	       (tag < -1 && !lp.resvtids);
 }
 
 /* Makes b the active receive buffer; the previous one was freed. */

@@ -52,26 +52,19 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 	return 0;
 }
 
-/* A pvmd's address (daemon bit and host part): with PvmResvTids a task
- * may send to it (a hoster's SM_STHOSTACK, man 3 pvm_reg_hoster). */
-static int daemon_tid(int tid)
-{
-	return ((unsigned)tid & WIRE_TID_DAEMON) &&
-	       !((unsigned)tid & (WIRE_TID_MCAST | WIRE_TID_TASK_MASK)) &&
-	       ((unsigned)tid & WIRE_TID_HOST_MASK);
-}
-
 /* tid and tag of a send: a task and a tag >= 0, or with PvmResvTids also
- * a pvmd's address and a reserved (negative) tag, as the reference. */
+ * a pvmd's address with its host part (a hoster's SM_STHOSTACK, man 3
+ * pvm_reg_hoster) and a reserved (negative) tag, as the reference. */
 static int bad_dest(int tid, int tag)
 {
 	if (lp.resvtids)
-		return !(tid > 0 || daemon_tid(tid));
+		return !(tid > 0 || (wire_tid_is_pvmd(tid) &&
+				     (tid & WIRE_TID_HOST_MASK)));
 	return tid <= 0 || tag < 0;
 }
 
-/* Sends one message to one task or pvmd (bad_dest checked by the
- * caller), with the send buffer's wait id. */
+/* Sends one message to one task, or to a pvmd (tid < 0: bad_dest let
+ * only a pvmd's address through), with the send buffer's wait id. */
 static int send_body(int tid, int tag, int enc, int wid,
 		     const struct lp_seg *seg, int nseg, uint64_t total)
 {
@@ -80,7 +73,7 @@ static int send_body(int tid, int tag, int enc, int wid,
 		      .enc = (uint16_t)enc, .wid = (uint32_t)wid},
 		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
 	};
-	if (daemon_tid(tid)) {
+	if (tid < 0) {
 		/* only the pvmd route reaches a pvmd; unordered (seq 0) */
 		void *ep = lp_tran_pvmd.reach(tid);
 		return ep ? lp_tran_pvmd.send(ep, &m) : PvmSysErr;

@@ -145,10 +145,10 @@ static int shm_init(void)
 		lp_shm_direct_min = SIZE_MAX; /* 0: never */
 	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0,
 				   SIZE_MAX);
-	lp_shm_test_nap_us = (unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0,
-					       1000000);
 	if (lp_shm_split_min == 0)
 		lp_shm_split_min = SIZE_MAX;
+	lp_shm_test_nap_us = (unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0,
+					       1000000);
 	if (lp_shm_rx_init() < 0) {
 		munmap(lp_shm.base, lp_shm.size);
 		shm_unlink(lp_shm.name);
