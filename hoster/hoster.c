@@ -319,8 +319,7 @@ unsigned hoster_start_timeout(void)
 	return v >= 100 && v <= 3600000 ? (unsigned)v : START_TIMEOUT_MS;
 }
 
-/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
-static int remote_command(const struct hostopt *o, char *cmd, size_t n)
+int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
 {
 	char dx[1100], self[600];
 	if (*o->dx) {
@@ -337,9 +336,44 @@ static int remote_command(const struct hostopt *o, char *cmd, size_t n)
 	return 0;
 }
 
-int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
+void hoster_startup_values(const struct host *h, const struct hostopt *o,
+			   void (*put)(void *ctx, const char *key,
+				       const char *val),
+			   void *ctx)
 {
-	return remote_command(o, cmd, n);
+	char v[32];
+	snprintf(v, sizeof v, "%d", WIRE_VERSION);
+	put(ctx, "version", v);
+	/* id=: the virtual machine id to use there */
+	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
+	put(ctx, "vmid", vmid ? vmid : "");
+	snprintf(v, sizeof v, "%d", h->no);
+	put(ctx, "hostno", v);
+	put(ctx, "name", o->name);
+	snprintf(v, sizeof v, "%u", hl.timeout_ms);
+	put(ctx, "timeout", v);
+	if (*o->wd)
+		put(ctx, "wd", o->wd);
+	if (*o->ep)
+		put(ctx, "ep", o->ep);
+	if (*o->bx)
+		put(ctx, "bx", o->bx);
+}
+
+struct lines {
+	char *buf;
+	size_t size, n;
+};
+
+/* Appends "key value" (or "key" when val is NULL) and a newline;
+ * what does not fit is cut. */
+static void put_line(void *ctx, const char *key, const char *val)
+{
+	struct lines *l = ctx;
+	size_t room = l->size - l->n;
+	int k = val ? snprintf(l->buf + l->n, room, "%s %s\n", key, val)
+		    : snprintf(l->buf + l->n, room, "%s\n", key);
+	l->n = k < 0 || (size_t)k >= room ? l->size - 1 : l->n + (size_t)k;
 }
 
 /* The startup lines for s's pvmd (docs/hosts.md); the secret is among
@@ -347,24 +381,15 @@ int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
 static int startup_lines(const struct start *s, const struct hostopt *o,
 			 char *buf, size_t size)
 {
+	struct lines l = {buf, size, 0};
+	buf[0] = 0;
+	hoster_startup_values(s->h, o, put_line, &l);
 	char hex[2 * AUTH_SECRET_LEN + 1];
 	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
-	/* id=: the virtual machine id to use there */
-	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
-	int n = snprintf(buf, size,
-			 "version %d\nvmid %s\nhostno %d\nname %s\nsecret %s\n"
-			 "timeout %u\n",
-			 WIRE_VERSION, vmid ? vmid : "", s->h->no, o->name, hex,
-			 hl.timeout_ms);
-	if (*o->wd)
-		n += snprintf(buf + n, size - (size_t)n, "wd %s\n", o->wd);
-	if (*o->ep)
-		n += snprintf(buf + n, size - (size_t)n, "ep %s\n", o->ep);
-	if (*o->bx)
-		n += snprintf(buf + n, size - (size_t)n, "bx %s\n", o->bx);
-	n += snprintf(buf + n, size - (size_t)n, "end\n");
+	put_line(&l, "secret", hex);
 	explicit_bzero(hex, sizeof hex);
-	return n;
+	put_line(&l, "end", NULL);
+	return (int)l.n;
 }
 
 /* ---- manual start (so=ms): the dialogue on the foreground pvmd's
@@ -381,7 +406,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 		pw_begin(d, s);
 		return;
 	}
-	if (remote_command(&s->o, cmd, sizeof cmd) < 0) {
+	if (hoster_remote_command(&s->o, cmd, sizeof cmd) < 0) {
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
@@ -425,7 +450,7 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 			ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
 		return st;
 	}
-	if (remote_command(o, cmd, sizeof cmd) < 0)
+	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
 		return PvmSysErr;
 
 	const char *rsh = getenv("PVM_RSH");

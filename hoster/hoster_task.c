@@ -64,58 +64,42 @@ int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 
 /* ---- SM_STHOST ---- */
 
-/* XDR as pvm_pkint / pvm_pkstr pack them (PvmDataDefault): an int is 4
- * bytes big-endian; a string is its length with the NUL, then its bytes
- * and the NUL, padded with zeros to a multiple of 4. */
-static void xdr_int(struct wire_wr *w, int v)
-{
-	wire_wr_i32(w, v);
-}
+/* The command being built: add_word appends to it. */
+struct words {
+	char *cmd;
+	size_t size;
+	int bad; /* it did not fit */
+};
 
-static void xdr_str(struct wire_wr *w, const char *s)
+/* Appends ` '<key> <val>'` (` '<key>'` when val is NULL), single-quoted
+ * for the remote shell. */
+static void add_word(void *ctx, const char *key, const char *val)
 {
-	size_t n = strlen(s) + 1;
-	wire_wr_i32(w, (int32_t)n);
-	/* wire_wr_bytes would add its own length: write the bytes as i32
-	 * words instead */
-	for (size_t i = 0; i < n; i += 4) {
-		uint8_t b[4] = {0};
-		for (size_t k = 0; k < 4 && i + k < n; k++)
-			b[k] = (uint8_t)(i + k < n - 1 ? s[i + k] : 0);
-		wire_wr_i32(w, (int32_t)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-					 (uint32_t)b[2] << 8 | b[3]));
+	struct words *c = ctx;
+	size_t k = strlen(c->cmd);
+	/* the longest it can get: each ' of val becomes '\'' */
+	size_t need = 4 + strlen(key) + (val ? 1 + 4 * strlen(val) : 0);
+	if (c->bad || need >= c->size - k) {
+		c->bad = 1;
+		return;
 	}
-}
-
-/* Appends ` '<s>'` (single quotes, for the remote shell) to cmd. */
-static int add_word(char *cmd, size_t size, const char *key, const char *val)
-{
-	size_t k = strlen(cmd);
-	if (k + 4 >= size)
-		return -1;
+	char *cmd = c->cmd;
 	cmd[k++] = ' ';
 	cmd[k++] = '\'';
-	for (const char *p = key; *p; p++) {
-		if (k + 8 >= size)
-			return -1;
+	for (const char *p = key; *p; p++)
 		cmd[k++] = *p;
-	}
-	if (val) {
+	if (val)
 		cmd[k++] = ' ';
-		for (const char *p = val; *p; p++) {
-			if (k + 8 >= size)
-				return -1;
-			if (*p == '\'') {
-				memcpy(cmd + k, "'\\''", 4);
-				k += 4;
-			} else {
-				cmd[k++] = *p;
-			}
+	for (const char *p = val; p && *p; p++) {
+		if (*p == '\'') {
+			memcpy(cmd + k, "'\\''", 4);
+			k += 4;
+		} else {
+			cmd[k++] = *p;
 		}
 	}
 	cmd[k++] = '\'';
 	cmd[k] = 0;
-	return 0;
 }
 
 /* "<dx>" -s -S 'version 1' 'vmid ..' ... 'ticket <hex>' 'end' */
@@ -125,36 +109,22 @@ static int ticket_command(const struct host *h, const struct hostopt *o,
 	if (hoster_remote_command(o, cmd, size - 8) < 0)
 		return -1;
 	strcat(cmd, " -S");
-	char v[32], hex[2 * AUTH_SECRET_LEN + 1];
-	const char *vmid = *o->id ? o->id : getenv("PVM_VMID");
-	int bad = 0;
-	snprintf(v, sizeof v, "%d", WIRE_VERSION);
-	bad |= add_word(cmd, size, "version", v);
-	bad |= add_word(cmd, size, "vmid", vmid ? vmid : "");
-	snprintf(v, sizeof v, "%d", h->no);
-	bad |= add_word(cmd, size, "hostno", v);
-	bad |= add_word(cmd, size, "name", o->name);
-	snprintf(v, sizeof v, "%u", hl.timeout_ms);
-	bad |= add_word(cmd, size, "timeout", v);
+	struct words c = {cmd, size, 0};
+	hoster_startup_values(h, o, add_word, &c);
+	char v[32];
 	snprintf(v, sizeof v, "%u", hoster_start_timeout());
-	bad |= add_word(cmd, size, "ticketlife", v);
-	if (*o->wd)
-		bad |= add_word(cmd, size, "wd", o->wd);
-	if (*o->ep)
-		bad |= add_word(cmd, size, "ep", o->ep);
-	if (*o->bx)
-		bad |= add_word(cmd, size, "bx", o->bx);
+	add_word(&c, "ticketlife", v);
 	/* binds the ticket to our secret without showing it */
 	uint8_t commit[AUTH_MAC_LEN];
-	char chex[2 * AUTH_MAC_LEN + 1];
+	char chex[2 * AUTH_MAC_LEN + 1], hex[2 * AUTH_SECRET_LEN + 1];
 	auth_mac(hl.secret, "pvmd-secret-commit", h->ticket, h->ticket, commit);
 	auth_hex(commit, AUTH_MAC_LEN, chex);
-	bad |= add_word(cmd, size, "commit", chex);
+	add_word(&c, "commit", chex);
 	auth_hex(h->ticket, AUTH_SECRET_LEN, hex);
-	bad |= add_word(cmd, size, "ticket", hex);
+	add_word(&c, "ticket", hex);
 	explicit_bzero(hex, sizeof hex);
-	bad |= add_word(cmd, size, "end", NULL);
-	return bad ? -1 : 0;
+	add_word(&c, "end", NULL);
+	return c.bad ? -1 : 0;
 }
 
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
@@ -172,13 +142,14 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	}
 	snprintf(login, sizeof login, "%s%s%s", o->lo, *o->lo ? "@" : "",
 		 *o->ip ? o->ip : o->name);
+	/* PvmDataDefault: an XDR int is the wire's i32 */
 	struct wire_wr w;
 	wire_wr_init(&w);
-	xdr_int(&w, 1);
-	xdr_int(&w, wire_host_tid(h->no));
-	xdr_str(&w, o->so);
-	xdr_str(&w, login);
-	xdr_str(&w, cmd);
+	wire_wr_i32(&w, 1);
+	wire_wr_i32(&w, wire_host_tid(h->no));
+	wire_wr_xdr_str(&w, o->so);
+	wire_wr_xdr_str(&w, login);
+	wire_wr_xdr_str(&w, cmd);
 	explicit_bzero(cmd, sizeof cmd);
 	last_wid = last_wid >= 0x7fffffffu ? 1 : last_wid + 1;
 	h->hoster_wid = last_wid;
@@ -225,23 +196,6 @@ static int code_of(const char *name)
 	return PvmCantStart;
 }
 
-/* One XDR string of at most `max` bytes (with the NUL) into out. */
-static int rd_xdr_str(struct wire_rd *r, char *out, size_t max)
-{
-	int32_t n = wire_rd_i32(r);
-	if (r->err || n < 1 || (size_t)n > max)
-		return -1;
-	size_t padded = ((size_t)n + 3) & ~(size_t)3;
-	if (padded > r->left)
-		return -1;
-	memcpy(out, r->p, (size_t)n);
-	r->p += padded;
-	r->left -= padded;
-	if (out[n - 1] != 0 || strlen(out) != (size_t)n - 1)
-		return -1;
-	return 0;
-}
-
 static struct host *pending_host(int tid, uint32_t wid)
 {
 	int no = host_no_of_tid(tid);
@@ -265,11 +219,16 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 	struct wire_rd r;
 	wire_rd_init(&r, payload, h->len);
 	while (r.left && !r.err) {
-		static char line[4096];
+		char line[4096];
 		int htid = wire_rd_i32(&r);
-		if (r.err || rd_xdr_str(&r, line, sizeof line) < 0) {
+		if (r.err) {
 			plog(PL_ERR, "t%x: malformed SM_STHOSTACK", tid);
-			struct host *bad = r.err ? NULL : pending_host(htid, h->wid);
+			return;
+		}
+		if (wire_rd_xdr_str(&r, line, sizeof line) < 0) {
+			/* the start it names fails */
+			plog(PL_ERR, "t%x: malformed SM_STHOSTACK", tid);
+			struct host *bad = pending_host(htid, h->wid);
 			if (bad)
 				hoster_fail(d, bad, PvmCantStart,
 					    "malformed answer from the hoster");

@@ -148,6 +148,22 @@ void wire_wr_str(struct wire_wr *w, const char *s)
 	wire_wr_bytes(w, s ? s : "", s ? strlen(s) : 0);
 }
 
+void wire_wr_xdr_str(struct wire_wr *w, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	size_t padded = (n + 3) & ~(size_t)3;
+	if (n > WIRE_MAX_CTRL) {
+		w->err = 1;
+		return;
+	}
+	uint8_t *p = wr_room(w, 4 + padded);
+	if (p) {
+		put32(p, (uint32_t)n);
+		memcpy(p + 4, s, n);
+		memset(p + 4 + n, 0, padded - n);
+	}
+}
+
 /* ---- reader ---- */
 
 void wire_rd_init(struct wire_rd *r, const void *p, size_t n)
@@ -214,6 +230,21 @@ char *wire_rd_strdup(struct wire_rd *r)
 	memcpy(s, p, n);
 	s[n] = 0;
 	return s;
+}
+
+int wire_rd_xdr_str(struct wire_rd *r, char *out, size_t max)
+{
+	int32_t n = wire_rd_i32(r);
+	size_t padded = ((size_t)n + 3) & ~(size_t)3;
+	if (r->err || n < 1 || (size_t)n > max || padded > r->left ||
+	    r->p[n - 1] != 0 || memchr(r->p, 0, (size_t)n - 1)) {
+		r->err = 1;
+		return -1;
+	}
+	memcpy(out, r->p, (size_t)n);
+	r->p += padded;
+	r->left -= padded;
+	return 0;
 }
 
 int32_t wire_rd_count(struct wire_rd *r, size_t minsize)

@@ -176,6 +176,10 @@ void wire_wr_i32(struct wire_wr *w, int32_t v);
 void wire_wr_u64(struct wire_wr *w, uint64_t v);
 void wire_wr_bytes(struct wire_wr *w, const void *p, size_t n); /* u32 len + bytes */
 void wire_wr_str(struct wire_wr *w, const char *s); /* NULL writes "" */
+/* A string as pvm_pkstr packs it in PvmDataDefault (XDR): i32 length with
+ * the NUL, the bytes and the NUL, zeros up to a multiple of 4.  (An XDR
+ * int is wire_wr_i32.)  For the bodies a pvmd writes to a task. */
+void wire_wr_xdr_str(struct wire_wr *w, const char *s);
 
 struct wire_rd {
 	const uint8_t *p;
@@ -192,6 +196,10 @@ const uint8_t *wire_rd_bytes(struct wire_rd *r, size_t *n);
 /* Returns a newly allocated NUL-terminated copy, or NULL with r->err set
  * (also on allocation failure).  Rejects embedded NUL bytes. */
 char *wire_rd_strdup(struct wire_rd *r);
+/* Reads a wire_wr_xdr_str string of at most `max` bytes with its NUL into
+ * out.  Returns 0, or -1 with r->err set (too long, no NUL, a NUL inside,
+ * past the end). */
+int wire_rd_xdr_str(struct wire_rd *r, char *out, size_t max);
 /* A count of following items, each at least `minsize` bytes: rejected
  * (r->err, returns 0) when negative or more than the bytes left allow. */
 int32_t wire_rd_count(struct wire_rd *r, size_t minsize);

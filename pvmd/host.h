@@ -162,6 +162,13 @@ void hoster_answer(struct pvmd *d, struct host *h, char *line);
 void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why);
 /* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
 int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n);
+/* The startup values every new pvmd gets (docs/hosts.md, read by
+ * slave.c), put(ctx, key, value) for each; the secret (or a ticket) and
+ * "end" are the caller's to add. */
+void hoster_startup_values(const struct host *h, const struct hostopt *o,
+			   void (*put)(void *ctx, const char *key,
+				       const char *val),
+			   void *ctx);
 
 /* ---- hoster_task.c (master): a task registered with pvm_reg_hoster ---- */
 
