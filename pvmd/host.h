@@ -160,6 +160,9 @@ void hoster_set_foreground(int on);
  * the pvmd's line, handled as the one an ssh start reads; or a failure. */
 void hoster_answer(struct pvmd *d, struct host *h, char *line);
 void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why);
+
+/* ---- startup.c (master): what a new pvmd is told ---- */
+
 /* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
 int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n);
 /* The startup values every new pvmd gets (docs/hosts.md, read by
@@ -169,6 +172,13 @@ void hoster_startup_values(const struct host *h, const struct hostopt *o,
 			   void (*put)(void *ctx, const char *key,
 				       const char *val),
 			   void *ctx);
+/* The startup lines for h's pvmd on its stdin, the secret and "end"
+ * included, into buf (cut if they do not fit).  Returns their length. */
+int hoster_startup_lines(const struct host *h, const struct hostopt *o,
+			 char *buf, size_t size);
+/* PVM_HOST_START_TIMEOUT (ms, default 30000): how long a start may take
+ * (and a hoster-started pvmd's ticket lives). */
+unsigned hoster_start_timeout(void);
 
 /* ---- hoster_task.c (master): a task registered with pvm_reg_hoster ---- */
 
@@ -179,9 +189,6 @@ int hoster_task_tid(void);
 /* Sends the hoster SM_STHOST for host h (a ticket is made for it).
  * 0 or a PVM error code. */
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o);
-/* PVM_HOST_START_TIMEOUT (ms, default 30000): how long a start may take
- * (and a hoster-started pvmd's ticket lives). */
-unsigned hoster_start_timeout(void);
 /* A data message (one frame) from local task `tid` to this pvmd's daemon
  * address: SM_STHOSTACK from the hoster, anything else is dropped. */
 void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,

@@ -17,7 +17,8 @@ pvmd_pvmd_SOURCES = \
 	pvmd/group.c pvmd/group_shm.c \
 	pvmd/host.c pvmd/host.h pvmd/link.c pvmd/fwd.c \
 	hoster/hoster.c hoster/slave.c hoster/hostfile.c hoster/hostfile.h \
-	hoster/password.c hoster/password.h
+	hoster/password.c hoster/password.h \
+	hoster/startup.c
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd -I$(top_srcdir)/hoster
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
