@@ -33,6 +33,16 @@ inboxes() {
 	PVM_SHM_DIRECT=0 PVM_EXPORT=PVM_SHM_DIRECT prog_ok pt_shm paths
 }
 
+@test "a task under valgrind sees a message copied straight into its pvm_precv buffer as initialised" {
+	command -v valgrind >/dev/null || skip "valgrind is not installed"
+	grep -q '^#define HAVE_VALGRIND_MEMCHECK_H 1' "$B/config.h" ||
+		skip "built without valgrind/memcheck.h"
+	run t valgrind -q --error-exitcode=9 "$TESTTMP/bin/pt_shm" uninit
+	show
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" checks passed, 0 failed"* ]]
+}
+
 @test "PVM_SHM=0: the same paths through the pvmd, no inbox mapped" {
 	PVM_SHM=0 prog_ok pt_shm paths
 }

@@ -2,6 +2,8 @@
  * recv.c - pvm_recv, pvm_nrecv, pvm_trecv, pvm_probe, pvm_recvf,
  * pvm_precv: matching in the receive queue and waiting in lp_progress().
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +12,12 @@
 #include "msg.h"
 #include "tran/tran.h"
 #include "tran/tran_shm.h"
+
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#else
+#define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)0)
+#endif
 
 size_t lp_dtype_size(int type); /* send.c */
 
@@ -267,6 +275,14 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 		uint64_t mlen;
 		uint32_t seq;
 		lp_shm_post_take(&src, &mtag, &enc, &mlen, &seq);
+		if (mlen > room) {
+			/* not from a sender of ours: drop it, keep order */
+			lp_msg_took(src, seq);
+			return PvmSysErr;
+		}
+		/* the sender wrote it with process_vm_writev: memcheck
+		 * cannot see that */
+		VALGRIND_MAKE_MEM_DEFINED(buf, mlen);
 		struct lp_buf probe = {.src = src, .tag = mtag, .ctx = lp.ctx};
 		if (find(tid, tag, &err) || lp_mhf_match(&probe)) {
 			/* an earlier message matches too, or a handler wants

@@ -285,6 +285,28 @@ static int child_block(void)
 	return 0;
 }
 
+/* Echoes each message back with pvm_psend a moment later, when the
+ * parent waits in pvm_precv even if it runs under valgrind, so that the
+ * echo goes straight into its buffer (docs/shm.md). */
+static int child_late_echo(void)
+{
+	int parent = pvm_parent();
+	for (;;) {
+		int b = pvm_recv(parent, -1), len, tag, src;
+		if (b < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0)
+			return 1;
+		if (tag == T_END)
+			break;
+		char *v = malloc((size_t)len + 1);
+		pvm_upkbyte(v, len, 1);
+		usleep(300000);
+		pvm_psend(parent, tag, v, len, PVM_BYTE);
+		free(v);
+	}
+	pvm_exit();
+	return 0;
+}
+
 /* ---- the parent's side of each mode ---- */
 
 static const size_t sizes[] = {0, 1, 8, 100, 4064, 4096, 65504, 65536,
@@ -711,6 +733,33 @@ static int do_opts(void)
 	return t_done("opts");
 }
 
+/* Large echoes received into buffers never written before (under
+ * valgrind: memcheck must see the echo as initialised). */
+static int do_uninit(void)
+{
+	int c = spawn1("child-lateecho", NULL);
+	static const size_t n_[] = {65536, 200003, 1 << 20};
+	for (int i = 0; i < 3; i++) {
+		size_t n = n_[i];
+		uint8_t *p = malloc(n), *q = malloc(n + 8);
+		int got = -1, src = -1, tag = -1;
+		fill(p, n, 40u + (unsigned)i);
+		EQ(pvm_psend(c, T_DATA, p, (int)n, PVM_BYTE), 0);
+		EQ(pvm_precv(c, T_DATA, q, (int)n + 8, PVM_BYTE, &src, &tag,
+			     &got),
+		   0);
+		EQ(got, n);
+		CHECK(bad(q, n, 40u + (unsigned)i) < 0,
+		      "%zu bytes: byte %ld differs", n,
+		      bad(q, n, 40u + (unsigned)i));
+		free(p);
+		free(q);
+	}
+	pvm_initsend(PvmDataRaw);
+	pvm_send(c, T_END);
+	return t_done("uninit");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -736,6 +785,8 @@ int main(int argc, char **argv)
 		return child_burst(atoi(a));
 	if (!strcmp(m, "child-block"))
 		return child_block();
+	if (!strcmp(m, "child-lateecho"))
+		return child_late_echo();
 	if (pvm_mytid() < 0)
 		return 2;
 	int r = 2;
@@ -764,6 +815,8 @@ int main(int argc, char **argv)
 		r = do_cpu();
 	else if (!strcmp(m, "opts"))
 		r = do_opts();
+	else if (!strcmp(m, "uninit"))
+		r = do_uninit();
 	else
 		fprintf(stderr, "usage: pt_shm MODE [ARGS] (see the source)\n");
 	pvm_exit();
