@@ -487,18 +487,6 @@ static int handle_frame(struct pvmd *d, struct conn *c,
 		*why = "bad message framing (FIRST/LAST/total)";
 		return -1;
 	}
-	/* To this pvmd's daemon address: SM_STHOSTACK from a registered
-	 * hoster (hoster_task.c), in one frame; anything else is dropped. */
-	if ((uint32_t)h->dst == (WIRE_TID_DAEMON | (uint32_t)d->hosttid)) {
-		if ((h->flags & (WIRE_F_FIRST | WIRE_F_LAST)) ==
-		    (WIRE_F_FIRST | WIRE_F_LAST))
-			hoster_task_msg(d, c->task->tid, h, f->data + WIRE_HDR_SIZE);
-		else if (h->flags & WIRE_F_FIRST)
-			plog(PL_ERR, "t%x: message of many frames to the pvmd dropped",
-			     c->task->tid);
-		c->msg_drop = 1;
-		return 0;
-	}
 	/* A message whose first frame found no receiver is dropped whole. */
 	if (h->flags & WIRE_F_FIRST)
 		c->msg_drop = !route_frame(d, h, f);
