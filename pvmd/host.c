@@ -434,6 +434,14 @@ void host_set_addr(struct pvmd *d)
 		snprintf(me->addr, sizeof me->addr, "%s:%d", d->ip, hl.port);
 }
 
+int host_save_secret(void)
+{
+	char path[600];
+	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0)
+		return -1;
+	return auth_secret_save(path, hl.secret);
+}
+
 int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 {
 	hl.master = master;
@@ -452,17 +460,14 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		return -1;
 	if (!*d->ip)
 		guess_ip(d);
-	char path[600];
-	if (!master && hl.have_secret && (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
-			auth_secret_save(path, hl.secret) < 0)) {
+	if (!master && hl.have_secret && host_save_secret() < 0) {
 		snprintf(err, errlen, "cannot write the secret: %s",
 			 strerror(errno));
 		return -1;
 	}
 	if (master) {
 		if (auth_random(hl.secret, AUTH_SECRET_LEN) < 0 ||
-		    vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
-		    auth_secret_save(path, hl.secret) < 0) {
+		    host_save_secret() < 0) {
 			snprintf(err, errlen, "cannot create the secret: %s",
 				 strerror(errno));
 			return -1;

@@ -85,6 +85,9 @@ void host_drop_queue(struct host *h);
  * creates the secret (written to the VM directory) and enters this host
  * as host 1.  Returns 0 or -1 with a message in err. */
 int host_init(struct pvmd *d, int master, char *err, size_t errlen);
+/* Writes hl.secret to the VM directory (for our tasks' direct routes,
+ * docs/protocol.md).  0, or -1 with errno set. */
+int host_save_secret(void);
 void host_fini(struct pvmd *d);
 struct host *host_get(int hostno);
 /* The host a tid belongs to (NULL: not in the table). */
@@ -189,8 +192,9 @@ int hoster_task_tid(void);
 /* Sends the hoster SM_STHOST for host h (a ticket is made for it).
  * 0 or a PVM error code. */
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o);
-/* A data message (one frame) from local task `tid` to this pvmd's daemon
- * address: SM_STHOSTACK from the hoster, anything else is dropped. */
+/* A data message (one frame) from task `tid` to this pvmd's daemon
+ * address (route_frame): SM_STHOSTACK from the hoster, anything else is
+ * dropped. */
 void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		     const uint8_t *payload);
 /* Local task `tid` is gone: if it was the hoster, its starts fail. */

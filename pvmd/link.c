@@ -20,7 +20,6 @@
 #include "host.h"
 #include "log.h"
 #include "pvm3.h"
-#include "vmdir.h"
 #include "wire.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that
@@ -261,9 +260,7 @@ static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
 	hl.have_secret = 1;
 	plog(PL_INFO, "the master proved the ticket: the VM secret is here");
 	/* for our tasks' direct routes (docs/protocol.md) */
-	char path[600];
-	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0 ||
-	    auth_secret_save(path, hl.secret) < 0)
+	if (host_save_secret() < 0)
 		plog(PL_ERR, "cannot write the secret: %s", strerror(errno));
 	auth_ok(d, c);
 	return 0;
@@ -479,8 +476,9 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 	ev_timer_init(&hl.ping, ping_cb, d);
 	ev_timer_start(d->loop, &hl.ping, 200);
 	if (hl.have_ticket)
-		hl.ticket_deadline = ev_now_ms() +
-			(hl.ticket_life_ms ? hl.ticket_life_ms : 30000) + 5000;
+		hl.ticket_deadline = ev_now_ms() + 5000 +
+			(hl.ticket_life_ms ? hl.ticket_life_ms
+					   : hoster_start_timeout());
 	return 0;
 }
 
