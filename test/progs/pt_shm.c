@@ -63,8 +63,11 @@ static int spawn1(const char *mode, char *arg)
 /* ---- children ---- */
 
 /* Echoes every message back to its sender (Default: unpacked and packed
- * again as ints; others: the body's bytes, Raw) until T_END. */
-static int child_echo(void)
+ * again as ints; others: the body's bytes, Raw) until T_END, each
+ * delay_ms after it came (with a delay the parent waits in pvm_precv by
+ * then, even under valgrind, and a large echo goes straight into its
+ * buffer: docs/shm.md). */
+static int child_echo(int delay_ms)
 {
 	int parent = pvm_parent();
 	for (;;) {
@@ -89,6 +92,8 @@ static int child_echo(void)
 			pvm_pkbyte((char *)d, len, 1);
 			free(d);
 		}
+		if (delay_ms)
+			t_msleep(delay_ms);
 		pvm_send(src, tag);
 	}
 	(void)parent;
@@ -281,28 +286,6 @@ static int child_block(void)
 	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
 	pvm_precv(parent, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
 	pvm_psend(parent, T_OK, &v, 1, PVM_INT);
-	pvm_exit();
-	return 0;
-}
-
-/* Echoes each message back with pvm_psend a moment later, when the
- * parent waits in pvm_precv even if it runs under valgrind, so that the
- * echo goes straight into its buffer (docs/shm.md). */
-static int child_late_echo(void)
-{
-	int parent = pvm_parent();
-	for (;;) {
-		int b = pvm_recv(parent, -1), len, tag, src;
-		if (b < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0)
-			return 1;
-		if (tag == T_END)
-			break;
-		char *v = malloc((size_t)len + 1);
-		pvm_upkbyte(v, len, 1);
-		usleep(300000);
-		pvm_psend(parent, tag, v, len, PVM_BYTE);
-		free(v);
-	}
 	pvm_exit();
 	return 0;
 }
@@ -737,7 +720,7 @@ static int do_opts(void)
  * valgrind: memcheck must see the echo as initialised). */
 static int do_uninit(void)
 {
-	int c = spawn1("child-lateecho", NULL);
+	int c = spawn1("child-echo", "300");
 	static const size_t n_[] = {65536, 200003, 1 << 20};
 	for (int i = 0; i < 3; i++) {
 		size_t n = n_[i];
@@ -766,7 +749,7 @@ int main(int argc, char **argv)
 	const char *a = argc > 2 ? argv[2] : "0";
 	pvm_setopt(PvmAutoErr, 0);
 	if (!strcmp(m, "child-echo"))
-		return child_echo();
+		return child_echo(atoi(a));
 	if (!strcmp(m, "child-order"))
 		return child_order(atoi(a));
 	if (!strcmp(m, "child-big"))
@@ -785,8 +768,6 @@ int main(int argc, char **argv)
 		return child_burst(atoi(a));
 	if (!strcmp(m, "child-block"))
 		return child_block();
-	if (!strcmp(m, "child-lateecho"))
-		return child_late_echo();
 	if (pvm_mytid() < 0)
 		return 2;
 	int r = 2;
