@@ -84,7 +84,10 @@ struct lp_buf *lp_buf_new(int enc)
 		size_t cap = b->cap;
 		struct lp_seg *seg = b->seg;
 		int segcap = b->segcap;
-		memset(b, 0, sizeof *b);
+		/* copying a zero struct compiles to a few vector stores;
+		 * memset became "rep stos", slow to start on a hot path */
+		static const struct lp_buf zero;
+		*b = zero;
 		b->data = data;
 		b->cap = cap;
 		b->seg = seg;
