@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 3
+#define SHMSEG_VERSION 4
 #define SHMSEG_LINE 64
 #define SHMSEG_MAXSLOT 1024
 
@@ -118,8 +118,10 @@ _Static_assert(offsetof(struct shmseg_hdr, pr_state) == 2 * SHMSEG_LINE,
 _Static_assert(offsetof(struct shmseg_hdr, pr_offer) == 3 * SHMSEG_LINE,
 	       "hdr line 3");
 
-/* A record in a ring: this header, then `len` payload bytes, the whole
- * padded to 8 bytes.  Records may wrap around the end of the ring. */
+/* A record in a ring: this header, then `len` payload bytes.  Every
+ * record starts on a cache line (shmseg_span): a short message is one
+ * line, so the receiver takes it with the one miss it polls on (docs/shm.md,
+ * "Records").  Records may wrap around the end of the ring. */
 /* REF: the payload is the 64-bit address of the body in the sender's
  * memory; the owner copies it with process_vm_readv and answers in
  * slot->ref_ack (docs/shm.md, "Large messages by reference"). */
@@ -139,12 +141,15 @@ struct shmseg_rec {
 	uint64_t total; /* message body size (WHOLE, START) */
 };
 _Static_assert(sizeof(struct shmseg_rec) == 40, "record header");
-/* The sender leaves this many bytes free (the next record's pos). */
-#define SHMSEG_RESERVE 8
+/* The sender leaves this many bytes free: the line of the next record,
+ * whose pos it clears. */
+#define SHMSEG_RESERVE SHMSEG_LINE
 
-static inline uint64_t shmseg_pad8(uint64_t n)
+/* Bytes from a record's start to the next's, for len payload bytes. */
+static inline uint64_t shmseg_span(uint64_t len)
 {
-	return (n + 7) & ~(uint64_t)7;
+	return (sizeof(struct shmseg_rec) + len + SHMSEG_LINE - 1) &
+	       ~(uint64_t)(SHMSEG_LINE - 1);
 }
 
 static inline struct shmseg_slot *shmseg_slot(void *base, uint32_t i)

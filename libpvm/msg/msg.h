@@ -44,15 +44,19 @@ void lp_mhf_reset(void);
 void lp_msg_took(int src, uint32_t seq);
 
 /*
- * A pvm_precv waiting with nothing matching in the queue: a transport
- * that has a whole matching message which is the next in order from its
- * source may copy it straight into buf (lp_precv_fits, then fill in the
- * result and call lp_msg_took) instead of building a buffer.  A matching
- * message that joins the queue meanwhile turns the target off, so that
- * the earliest match still wins.
+ * A receive waiting with nothing matching in the queue (set for the time
+ * of one lp_progress).  For a pvm_precv (copy = 1) a transport that has
+ * a whole matching message which is the next in order from its source
+ * may copy it straight into buf (lp_precv_fits, then fill in the result
+ * and call lp_msg_took) instead of building a buffer.  A matching message
+ * that joins the queue meanwhile turns the target off, so that the
+ * earliest match still wins, and sets hit: a transport then stops reading
+ * more for now, so that the receive returns at once.
  */
 struct lp_precv_target {
 	int active, done;
+	int copy;          /* buf is a pvm_precv's: a transport may fill it */
+	int hit;           /* a matching message joined the queue */
 	int tid, tag, ctx; /* the filter (-1: any) */
 	void *buf;
 	size_t room;

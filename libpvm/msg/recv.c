@@ -123,17 +123,21 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 		looked = 1;
 		if (t && !userf) {
 			*t = (struct lp_precv_target){
-				.active = 1, .tid = tid, .tag = tag,
+				.active = 1, .copy = 1, .tid = tid, .tag = tag,
 				.ctx = lp.ctx, .buf = t->buf, .room = t->room};
 			lp_ptarget = *t;
+		} else if (!userf) {
+			lp_ptarget = (struct lp_precv_target){
+				.active = 1, .tid = tid, .tag = tag, .ctx = lp.ctx};
 		}
 		int pr = lp_progress(tp);
-		if (t && !userf) {
+		if (t && !userf)
 			*t = lp_ptarget;
-			lp_ptarget.active = 0;
-			if (t->done)
-				return 2;
-		}
+		/* nothing of it may outlive this wait (a stale hit would
+		 * make the rings stop after every record) */
+		lp_ptarget = (struct lp_precv_target){0};
+		if (t && t->done)
+			return 2;
 		if (pr < 0)
 			return PvmSysErr;
 	}

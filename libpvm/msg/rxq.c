@@ -18,8 +18,10 @@ struct lp_buf *lp_rxq_head(void)
 
 static void append(struct lp_buf *b)
 {
-	if (lp_ptarget.active && lp_precv_fits(b->src, b->tag, b->ctx))
+	if (lp_ptarget.active && lp_precv_fits(b->src, b->tag, b->ctx)) {
 		lp_ptarget.active = 0; /* it is the earliest match now */
+		lp_ptarget.hit = 1;
+	}
 	b->inqueue = 1; /* hidden from the program's buffer calls */
 	b->qnext = NULL;
 	b->qprev = tail;

@@ -239,6 +239,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 	struct shmseg_rec r;
 	ring_get(ring, mask, in->tail, &r, REC);
+	uint64_t start = in->tail;
 	uint64_t pos = in->tail + REC;
 	if (r.len > mask + 1 - SHMSEG_RESERVE - REC ||
 	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
@@ -246,14 +247,15 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		in->broken = 1;
 		return 0;
 	}
-	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && in->peer &&
+	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && lp_ptarget.copy &&
+	    in->peer &&
 	    r.seq == lp_seq_next(in->peer->rseq) &&
 	    lp_precv_fits(in->sender, r.tag, r.ctx) && !mhf_wants(in, &r)) {
 		/* straight into the waiting pvm_precv's buffer */
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
 		if (n)
 			ring_get(ring, mask, pos, lp_ptarget.buf, n);
-		in->tail = pos + shmseg_pad8(r.len);
+		in->tail = start + shmseg_span(r.len);
 		lp_ptarget.active = 0;
 		lp_ptarget.done = 1;
 		lp_ptarget.src = in->sender;
@@ -272,7 +274,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		}
 		ring_get(ring, mask, pos, b->data, r.len);
 		b->len = r.len;
-		in->tail = pos + shmseg_pad8(r.len);
+		in->tail = start + shmseg_span(r.len);
 		deliver(in, b, &r);
 		if (in->peer)
 			atomic_store_explicit(&s->delivered, in->peer->rseq,
@@ -282,7 +284,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	if (r.kind == SHMSEG_REF) {
 		uint64_t addr;
 		ring_get(ring, mask, pos, &addr, 8);
-		in->tail = pos + 8;
+		in->tail = start + shmseg_span(8);
 		take_ref(s, in, &r, addr);
 		return 1;
 	}
@@ -318,7 +320,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	if (in->part)
 		ring_get(ring, mask, pos, in->part->data + in->got, r.len);
 	in->got += r.len;
-	in->tail = pos + shmseg_pad8(r.len);
+	in->tail = start + shmseg_span(r.len);
 	if (in->got == in->total) {
 		/* the sender may have started its next message already:
 		 * only an ABANDONED mark for this seq means "dropped" */
@@ -370,6 +372,14 @@ static int drain(uint32_t i)
 		if (!take(i, in, ring, mask))
 			break;
 		n++;
+		/* The receive we are in has its message (a pvm_precv's
+		 * buffer is filled, or a match joined the queue): return it
+		 * now.  The next record starts on another cache line, which
+		 * the sender has just written: looking there would cost a
+		 * cross-core miss before the receive returns (docs/shm.md,
+		 * "Records"). */
+		if (lp_ptarget.done || lp_ptarget.hit)
+			break;
 	} while (!in->broken && ready(ring, mask, in->tail));
 	atomic_store_explicit(&s->tail, in->tail, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);

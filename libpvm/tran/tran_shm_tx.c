@@ -132,11 +132,11 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		return 0; /* copied into the receiver's pvm_precv buffer */
 	}
 	if (!sp->q && m->total <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
-	    room(sp, REC + shmseg_pad8(m->total)) >= REC + shmseg_pad8(m->total)) {
+	    room(sp, shmseg_span(m->total)) >= shmseg_span(m->total)) {
 		r.len = (uint32_t)m->total;
 		put_rec(sp, &r);
 		ring_put_segs(sp, sp->head, m->seg, m->nseg, 0, (size_t)m->total);
-		sp->head += shmseg_pad8(m->total);
+		sp->head = sp->pub + shmseg_span(m->total);
 		publish(sp);
 		return 0;
 	}
@@ -258,7 +258,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			o->grace_ns = 0;
 		}
 		if (!o->started && by_ref(sp, o)) {
-			if (room(sp, REC + 8) < REC + 8)
+			if (room(sp, shmseg_span(8)) < shmseg_span(8))
 				break;
 			/* the receiver copies it from our queue in one go */
 			atomic_store(&sp->slot->inflight,
@@ -268,7 +268,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			uint64_t addr = (uint64_t)(uintptr_t)o->data;
 			put_rec(sp, &o->rec);
 			ring_put(sp, sp->head, &addr, 8);
-			sp->head += 8;
+			sp->head = sp->pub + shmseg_span(8);
 			o->started = 1;
 			o->lent = 1;
 			n++;
@@ -276,12 +276,12 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			break; /* nothing passes it before the answer */
 		}
 		uint64_t left = o->rec.total - o->sent;
-		uint64_t free_ = room(sp, REC + shmseg_pad8(left < min_chunk(sp) ? left : min_chunk(sp)));
-		if (free_ < REC + 8)
+		uint64_t free_ = room(sp, shmseg_span(left < min_chunk(sp) ? left : min_chunk(sp)));
+		if (free_ < shmseg_span(8))
 			break;
-		uint64_t can = (free_ - REC) & ~(uint64_t)7;
+		uint64_t can = (free_ & ~(uint64_t)(SHMSEG_LINE - 1)) - REC;
 		if (!o->started && left <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
-		    REC + shmseg_pad8(left) <= free_) {
+		    shmseg_span(left) <= free_) {
 			o->rec.kind = SHMSEG_WHOLE;
 			o->rec.len = (uint32_t)left;
 		} else {
@@ -302,7 +302,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		}
 		put_rec(sp, &o->rec);
 		ring_put(sp, sp->head, o->data + o->sent, o->rec.len);
-		sp->head += shmseg_pad8(o->rec.len);
+		sp->head = sp->pub + shmseg_span(o->rec.len);
 		o->sent += o->rec.len;
 		n++;
 		publish(sp);
