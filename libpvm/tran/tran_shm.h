@@ -32,6 +32,10 @@ struct shm_out {
 /* How long a large queued message waits for a posted receive before it
  * streams through the ring (docs/shm.md). */
 #define SHM_GRACE_NS 30000
+/* ... and the sender waits for that posting before it makes its queue
+ * copy, at most total / SHM_WAIT_BPNS ns (about a memcpy's speed here,
+ * so that a wait in vain costs about what the copy would). */
+#define SHM_WAIT_BPNS 32
 
 enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 
@@ -100,6 +104,7 @@ void lp_shm_rx_publish_delivered(void);
 
 /* tran_shm_pr.c: single copy into a waiting pvm_precv */
 int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m);
+int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m);
 
 /* ---- used by poll.c and msg/ ---- */
 

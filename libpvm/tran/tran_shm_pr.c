@@ -334,3 +334,39 @@ int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m)
 	}
 	return 1;
 }
+
+/* The receiver has not posted yet.  In a ping-pong it posts its next
+ * pvm_precv a moment after our message is sent (it was busy returning
+ * from its last one), and copying the message into our queue instead
+ * costs what a short wait does, then a second copy.  So a sender waits
+ * for an awake receiver's posting, at most about as long as that queue
+ * copy would take (SHM_WAIT_BPNS bytes a ns) and never more than
+ * SHM_GRACE_NS; not for a receiver that sleeps (it posts before it
+ * sleeps in pvm_precv).  Returns 1 if the message went into the posted
+ * buffer; after a wait in vain the peer is marked noposts: no more
+ * waiting until a posted receive takes one of its messages again. */
+int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m)
+{
+	struct shmseg_hdr *h = sp->hdr;
+	if (sp->noposts || sp->nodirect)
+		return 0;
+	int64_t wait = (int64_t)(m->total / SHM_WAIT_BPNS);
+	if (wait > SHM_GRACE_NS)
+		wait = SHM_GRACE_NS;
+	int64_t end = lp_shm_now_ns() + wait;
+	while (!atomic_load_explicit(&h->sleeping, memory_order_relaxed) &&
+	       !atomic_load_explicit(&h->dead, memory_order_relaxed)) {
+		for (int i = 0; i < 16; i++) {
+			uint32_t w = atomic_load_explicit(&h->pr_state,
+							  memory_order_acquire);
+			if (STATE(w) == SHMSEG_PR_POSTED)
+				return lp_shm_tx_direct(sp, m);
+			__builtin_ia32_pause();
+		}
+		if (lp_shm_now_ns() >= end) {
+			sp->noposts = 1; /* it receives another way */
+			break;
+		}
+	}
+	return 0;
+}

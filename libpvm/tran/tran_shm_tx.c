@@ -127,7 +127,8 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		.kind = SHMSEG_WHOLE, .tag = m->h.tag, .ctx = m->h.ctx,
 		.seq = m->h.seq, .enc = m->h.enc, .total = m->total,
 	};
-	if (m->total >= lp_shm_direct_min && !sp->q && lp_shm_tx_direct(sp, m)) {
+	if (m->total >= lp_shm_direct_min && !sp->q &&
+	    (lp_shm_tx_direct(sp, m) || lp_shm_tx_direct_wait(sp, m))) {
 		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
 	}
