@@ -107,8 +107,47 @@ struct lp_buf *lp_buf_new(int enc)
 	return b;
 }
 
+/* The buffer lets go of its lending record.  Returns 1 when others still
+ * hold the body: then it is theirs, not the buffer's. */
+static int unlend(struct lp_buf *b)
+{
+	struct lp_lend *l = b->lend;
+	if (!l)
+		return 0;
+	b->lend = NULL;
+	if (--l->refs > 0)
+		return 1;
+	free(l);
+	return 0;
+}
+
+struct lp_lend *lp_buf_lend(struct lp_buf *b)
+{
+	if (!b->lend) {
+		struct lp_lend *l = malloc(sizeof *l);
+		if (!l)
+			return NULL;
+		*l = (struct lp_lend){.p = b->data, .cap = b->cap, .refs = 1};
+		b->lend = l;
+	}
+	b->lend->refs++;
+	return b->lend;
+}
+
+void lp_lend_put(struct lp_lend *l)
+{
+	if (--l->refs > 0)
+		return;
+	lp_mem_put(l->p, l->cap); /* the buffer had let go of it */
+	free(l);
+}
+
 static void lp_buf_free_struct(struct lp_buf *b)
 {
+	if (unlend(b)) {
+		b->data = NULL;
+		b->cap = 0;
+	}
 	for (int i = 0; i < b->nown; i++)
 		free(b->own[i]);
 	free(b->own);
@@ -234,6 +273,19 @@ int lp_buf_reserve(struct lp_buf *b, size_t more)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < need)
 		cap *= 2;
+	if (b->lend && b->lend->refs > 1) {
+		/* queued output holds the body: grow into a new one */
+		uint8_t *d = lp_mem_get(cap, &cap);
+		if (!d)
+			return PvmNoMem;
+		if (b->len)
+			memcpy(d, b->data, b->len);
+		unlend(b);
+		b->data = d;
+		b->cap = cap;
+		return 0;
+	}
+	unlend(b); /* nobody else holds it: the buffer's again */
 	if (b->len == 0 && cap >= MEM_MIN) {
 		/* nothing to keep: a body kept from an earlier buffer will do */
 		void *d = lp_mem_get(need, &cap);
@@ -312,7 +364,8 @@ int pvm_initsend(int encoding)
 		 * sends many messages of one size then packs without
 		 * reallocating, and without faulting fresh pages in */
 		if (old->data && old->cap <= REUSE_MAX &&
-		    encoding != PvmDataInPlace && old->cap > b->cap) {
+		    encoding != PvmDataInPlace && old->cap > b->cap &&
+		    !old->lend) {
 			lp_mem_put(b->data, b->cap);
 			b->data = old->data;
 			b->cap = old->cap;

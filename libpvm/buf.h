@@ -42,7 +42,26 @@ struct lp_buf {
 		       * program's pvm_* buffer calls then see no such id */
 
 	struct lp_buf *qnext, *qprev; /* link while in the receive queue */
+	struct lp_lend *lend; /* the body is lent (see below), or NULL */
 };
+
+/*
+ * A large body lent to queued output (tran/tran_shm_tx.c) instead of
+ * copied for it: the buffer and every queue entry that holds the body
+ * count one reference each.  While others hold it, the buffer never
+ * writes below its len (packing only appends) and never frees or moves
+ * the body: it lets go of it instead (growing copies what it had to a new
+ * body), and the last holder gives the memory back.
+ */
+struct lp_lend {
+	uint8_t *p;
+	size_t cap;
+	int refs;
+};
+/* Lends b's body (one more reference); NULL when memory runs out. */
+struct lp_lend *lp_buf_lend(struct lp_buf *b);
+/* A holder lets go of a lent body. */
+void lp_lend_put(struct lp_lend *l);
 
 /* Current send and receive buffer ids (0 = none). */
 extern int lp_sbuf, lp_rbuf;

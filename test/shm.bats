@@ -55,6 +55,10 @@ inboxes() {
 	TMO=180 prog_ok pt_shm big 1024
 }
 
+@test "large send buffers queued for a receiver not reading yet, then grown, freed and reused: every message arrives as sent" {
+	prog_ok pt_shm lend
+}
+
 @test "a fast sender and a slow receiver: nothing lost, the sender queues a copy" {
 	prog_ok pt_shm slow 2000 64
 }

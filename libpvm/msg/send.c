@@ -66,12 +66,14 @@ static int bad_dest(int tid, int tag)
 /* Sends one message to one task, or to a pvmd (tid < 0: bad_dest let
  * only a pvmd's address through), with the send buffer's wait id. */
 static int send_body(int tid, int tag, int enc, int wid,
-		     const struct lp_seg *seg, int nseg, uint64_t total)
+		     const struct lp_seg *seg, int nseg, uint64_t total,
+		     struct lp_buf *body)
 {
 	struct lp_omsg m = {
 		.h = {.dst = tid, .src = lp.mytid, .tag = tag, .ctx = lp.ctx,
 		      .enc = (uint16_t)enc, .wid = (uint32_t)wid},
 		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
+		.body = body,
 	};
 	if (tid < 0) {
 		/* only the pvmd route reaches a pvmd; unordered (seq 0) */
@@ -88,9 +90,11 @@ static int send_body(int tid, int tag, int enc, int wid,
 	return lp_route_send(p, &m);
 }
 
-/* The body of the current send buffer as segments. */
+/* The body of the current send buffer as segments; *lend is the buffer
+ * when its own body is the one segment (a transport may borrow it). */
 static int sbuf_body(struct lp_buf **bp, struct lp_seg *one,
-		     const struct lp_seg **seg, int *nseg, uint64_t *total)
+		     const struct lp_seg **seg, int *nseg, uint64_t *total,
+		     struct lp_buf **lend)
 {
 	struct lp_buf *b = lp_sbuf ? lp_buf_get(lp_sbuf) : NULL;
 	if (!b)
@@ -101,12 +105,14 @@ static int sbuf_body(struct lp_buf **bp, struct lp_seg *one,
 		*total = 0;
 		for (int i = 0; i < b->nseg; i++)
 			*total += b->seg[i].len;
+		*lend = NULL; /* the program's memory */
 	} else {
 		one->p = b->data;
 		one->len = b->len;
 		*seg = one;
 		*nseg = 1;
 		*total = b->len;
+		*lend = b;
 	}
 	*bp = b;
 	return 0;
@@ -114,7 +120,7 @@ static int sbuf_body(struct lp_buf **bp, struct lp_seg *one,
 
 int pvm_send(int tid, int msgtag)
 {
-	struct lp_buf *b;
+	struct lp_buf *b, *lend;
 	struct lp_seg one;
 	const struct lp_seg *seg;
 	int nseg, r;
@@ -124,9 +130,9 @@ int pvm_send(int tid, int msgtag)
 		return lp_err("pvm_send", r);
 	if (bad_dest(tid, msgtag))
 		return lp_err("pvm_send", PvmBadParam);
-	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
+	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total, &lend)) < 0)
 		return lp_err("pvm_send", r);
-	r = send_body(tid, msgtag, b->enc, b->wid, seg, nseg, total);
+	r = send_body(tid, msgtag, b->enc, b->wid, seg, nseg, total, lend);
 	if (r < 0)
 		return lp_err("pvm_send", r);
 	lp_mhf_run_all(); /* what arrived meanwhile goes to its handlers */
@@ -135,7 +141,7 @@ int pvm_send(int tid, int msgtag)
 
 int pvm_mcast(int *tids, int ntask, int msgtag)
 {
-	struct lp_buf *b;
+	struct lp_buf *b, *lend;
 	struct lp_seg one;
 	const struct lp_seg *seg;
 	int nseg, r;
@@ -148,12 +154,13 @@ int pvm_mcast(int *tids, int ntask, int msgtag)
 	for (int i = 0; i < ntask; i++)
 		if (tids[i] <= 0)
 			return lp_err("pvm_mcast", PvmBadParam);
-	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total)) < 0)
+	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total, &lend)) < 0)
 		return lp_err("pvm_mcast", r);
 	for (int i = 0; i < ntask; i++) {
 		if (tids[i] == lp.mytid) /* never to the caller (man page) */
 			continue;
-		r = send_body(tids[i], msgtag, b->enc, b->wid, seg, nseg, total);
+		r = send_body(tids[i], msgtag, b->enc, b->wid, seg, nseg, total,
+			      lend);
 		if (r < 0)
 			return lp_err("pvm_mcast", r);
 	}
@@ -201,7 +208,7 @@ int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
 		return lp_err("pvm_psend", PvmBadParam);
 	/* the array's bytes as they are, like a Raw message (no copy) */
 	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
-	r = send_body(tid, msgtag, PvmDataRaw, 0, &seg, 1, seg.len);
+	r = send_body(tid, msgtag, PvmDataRaw, 0, &seg, 1, seg.len, NULL);
 	if (r < 0)
 		return lp_err("pvm_psend", r);
 	lp_mhf_run_all();

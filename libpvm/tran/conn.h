@@ -94,6 +94,10 @@ struct lp_omsg {
 	uint64_t total;
 	uint32_t frag;
 	int ctrl; /* single CTRL frame */
+	/* the send buffer whose body is the one segment: a transport that
+	 * queues the message may borrow the body (lp_buf_lend) instead of
+	 * copying it.  NULL: the memory is the caller's (psend, InPlace). */
+	struct lp_buf *body;
 };
 
 /* Sends a message: writes as much as the socket takes now, copies the

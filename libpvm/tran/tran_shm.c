@@ -322,8 +322,7 @@ void lp_shm_tx_drop(struct shm_peer *sp)
 	while (sp->q) {
 		struct shm_out *o = sp->q;
 		sp->q = o->next;
-		lp_mem_put(o->data, o->cap);
-		free(o);
+		lp_shm_out_free(o);
 	}
 	sp->qtail = NULL;
 	sp->qbytes = 0;

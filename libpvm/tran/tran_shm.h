@@ -22,6 +22,8 @@ struct shm_out {
 	struct shmseg_rec rec; /* tag, ctx, seq, enc, total */
 	uint8_t *data;
 	size_t cap;
+	struct lp_lend *lend;  /* data is a send buffer's body (buf.h), not
+				* our copy */
 	uint64_t sent;         /* bytes of data already in the ring */
 	int started;           /* a START (or REF) record went out */
 	int lent;              /* a REF went out: the receiver reads data */
@@ -36,6 +38,11 @@ struct shm_out {
  * copy, at most total / SHM_WAIT_BPNS ns (about a memcpy's speed here,
  * so that a wait in vain costs about what the copy would). */
 #define SHM_WAIT_BPNS 32
+/* A queued message of at least this many bytes borrows its send
+ * buffer's body instead of copying it (docs/shm.md, "Borrowed send
+ * buffers"): measured faster from 1 MiB on, slower below 512 KiB when
+ * the VM's cores are far apart. */
+#define SHM_LEND_MIN (1u << 20)
 
 enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 
@@ -88,6 +95,7 @@ int64_t lp_shm_now_ns(void);
 /* tran_shm_tx.c */
 int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m);
 int lp_shm_tx_push(struct shm_peer *sp); /* records written */
+void lp_shm_out_free(struct shm_out *o);
 void lp_shm_tx_drop(struct shm_peer *sp);
 /* pvm_exit: whole queued messages go through the pvmd route, a message
  * cut short is abandoned and resent whole there. */

@@ -148,7 +148,13 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	o->rec = r;
 	if (m->total >= lp_shm_direct_min && !sp->noposts)
 		o->grace_ns = lp_shm_now_ns() + SHM_GRACE_NS;
-	if (m->total) {
+	if (m->total >= SHM_LEND_MIN && m->body &&
+	    (o->lend = lp_buf_lend(m->body)) != NULL) {
+		/* a large send buffer's body is borrowed, not copied: the
+		 * sender then makes one copy (its packing), as the seeds'
+		 * table has it for PvmDataRaw */
+		o->data = o->lend->p;
+	} else if (m->total) {
 		o->data = lp_mem_get((size_t)m->total, &o->cap);
 		if (!o->data) {
 			free(o);
@@ -186,7 +192,15 @@ static void pop(struct shm_peer *sp)
 	if (!sp->q)
 		sp->qtail = NULL;
 	sp->qbytes -= (size_t)o->rec.total;
-	lp_mem_put(o->data, o->cap);
+	lp_shm_out_free(o);
+}
+
+void lp_shm_out_free(struct shm_out *o)
+{
+	if (o->lend)
+		lp_lend_put(o->lend);
+	else
+		lp_mem_put(o->data, o->cap);
 	free(o);
 }
 
@@ -361,8 +375,7 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 			lp_tran_pvmd.send(pc, &m);
 		}
 		sp->q = o->next;
-		lp_mem_put(o->data, o->cap);
-		free(o);
+		lp_shm_out_free(o);
 	}
 	sp->qtail = NULL;
 	sp->qbytes = 0;

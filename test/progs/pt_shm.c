@@ -14,6 +14,10 @@
  *   stress N   random delays on both sides (lost wake-ups hang)
  *   cpu        CPU time of a receiver blocked 2 s in pvm_recv
  *   opts       PvmPollType / PvmPollTime
+ *   lend       large send buffers queued for a receiver that is not
+ *              reading yet, while the sender grows, frees and reuses
+ *              them: what arrives is what was sent (docs/shm.md,
+ *              "Borrowed send buffers")
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -143,6 +147,58 @@ static int child_big(size_t bytes)
 	    bad(p, bytes, 7) < 0)
 		st = 0;
 	pvm_psend(parent, T_OK, &st, 1, PVM_INT);
+	pvm_exit();
+	return 0;
+}
+
+/* The messages of do_lend, in order: the seeds of their 1 MiB parts. */
+#define LEND_MIB ((size_t)1 << 20)
+static const int lend_parts[][3] = {
+	{1}, {1, 2}, {3}, {4}, {4}, {5}, {6},
+};
+#define LEND_N (int)(sizeof lend_parts / sizeof lend_parts[0])
+
+/* Does not read for `ms` (nothing of ours polls the rings meanwhile, so
+ * the parent's large messages stay queued in its memory), then checks
+ * every message of do_lend; the last one is Default (ints). */
+static int child_lend(int ms)
+{
+	int parent = pvm_parent(), errs = 0;
+	uint8_t *p = malloc(3 * LEND_MIB);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	usleep((useconds_t)ms * 1000);
+	for (int i = 0; i < LEND_N && p; i++) {
+		int len = 0, tag, src, n = 0;
+		int b = pvm_recv(parent, T_DATA);
+		pvm_bufinfo(b, &len, &tag, &src);
+		while (n < 3 && lend_parts[i][n])
+			n++;
+		if (i == LEND_N - 1) {
+			/* Default: n MiB of bytes packed as ints */
+			if (pvm_upkint((int *)p, (int)(n * LEND_MIB / 4), 1) < 0)
+				len = -1;
+			else
+				len = (int)(n * LEND_MIB);
+		} else if (len != (int)(n * LEND_MIB) ||
+			   pvm_upkbyte((char *)p, len, 1) < 0) {
+			len = -1;
+		}
+		if (len != (int)(n * LEND_MIB)) {
+			fprintf(stderr, "lend: message %d: length %d\n", i, len);
+			errs++;
+			continue;
+		}
+		for (int k = 0; k < n; k++) {
+			long at = bad(p + k * LEND_MIB, LEND_MIB,
+				      (unsigned)lend_parts[i][k]);
+			if (at >= 0) {
+				fprintf(stderr, "lend: message %d, part %d: "
+					"byte %ld differs\n", i, k, at);
+				errs++;
+			}
+		}
+	}
+	pvm_psend(parent, T_OK, &errs, 1, PVM_INT);
 	pvm_exit();
 	return 0;
 }
@@ -460,6 +516,59 @@ static int do_big(int mib)
 	return t_done("big");
 }
 
+/* Packs 1 MiB of pattern `seed` into the send buffer (a new Raw one if
+ * newbuf). */
+static void lend_part(uint8_t *p, int newbuf, unsigned seed)
+{
+	if (newbuf)
+		EQ(pvm_initsend(PvmDataRaw) > 0, 1);
+	fill(p, LEND_MIB, seed);
+	EQ(pvm_pkbyte((char *)p, (int)LEND_MIB, 1), 0);
+}
+
+/* Large Raw and Default sends borrow the send buffer's body instead of
+ * copying it while they wait in our queue (the receiver does not read
+ * yet): growing that buffer, freeing it, and packing new buffers
+ * meanwhile must not change what was sent. */
+static int do_lend(void)
+{
+	int c = spawn1("child-lend", "1000");
+	uint8_t *p = malloc(LEND_MIB);
+	CHECK(c > 0 && p, "spawn, malloc");
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	double t0 = t_now();
+	/* 0: one part */
+	lend_part(p, 1, 1);
+	EQ(pvm_send(c, T_DATA), 0);
+	/* 1: the same buffer grown: its body must move, 0 keeps the old */
+	lend_part(p, 0, 2);
+	EQ(pvm_send(c, T_DATA), 0);
+	/* 2: a new buffer, which would like to reuse the old one's body */
+	lend_part(p, 1, 3);
+	EQ(pvm_send(c, T_DATA), 0);
+	/* 3, 4: one buffer sent twice, then freed */
+	lend_part(p, 1, 4);
+	EQ(pvm_send(c, T_DATA), 0);
+	EQ(pvm_send(c, T_DATA), 0);
+	EQ(pvm_freebuf(pvm_getsbuf()), 0);
+	/* 5: freed memory reused by the next buffer */
+	lend_part(p, 1, 5);
+	EQ(pvm_send(c, T_DATA), 0);
+	/* 6: Default, then that buffer replaced by one packed at once */
+	EQ(pvm_initsend(PvmDataDefault) > 0, 1);
+	fill(p, LEND_MIB, 6);
+	EQ(pvm_pkint((int *)p, (int)(LEND_MIB / 4), 1), 0);
+	EQ(pvm_send(c, T_DATA), 0);
+	lend_part(p, 1, 7);
+	double ts = t_now() - t0;
+	int errs = -1;
+	EQ(pvm_precv(c, T_OK, &errs, 1, PVM_INT, NULL, NULL, NULL), 0);
+	EQ(errs, 0);
+	/* the child did not read for 1 s: all of it was queued meanwhile */
+	CHECK(ts < 0.9, "the sends took %.2f s", ts);
+	return t_done("lend");
+}
+
 static long hwm_kb(void)
 {
 	char line[256];
@@ -768,6 +877,8 @@ int main(int argc, char **argv)
 		return child_burst(atoi(a));
 	if (!strcmp(m, "child-block"))
 		return child_block();
+	if (!strcmp(m, "child-lend"))
+		return child_lend(atoi(a));
 	if (pvm_mytid() < 0)
 		return 2;
 	int r = 2;
@@ -798,6 +909,8 @@ int main(int argc, char **argv)
 		r = do_opts();
 	else if (!strcmp(m, "uninit"))
 		r = do_uninit();
+	else if (!strcmp(m, "lend"))
+		r = do_lend();
 	else
 		fprintf(stderr, "usage: pt_shm MODE [ARGS] (see the source)\n");
 	pvm_exit();
