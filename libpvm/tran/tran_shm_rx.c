@@ -239,7 +239,6 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 	struct shmseg_rec r;
 	ring_get(ring, mask, in->tail, &r, REC);
-	uint64_t start = in->tail;
 	uint64_t pos = in->tail + REC;
 	if (r.len > mask + 1 - SHMSEG_RESERVE - REC ||
 	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
@@ -247,6 +246,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		in->broken = 1;
 		return 0;
 	}
+	uint64_t next = in->tail + shmseg_span(r.len); /* the next record */
 	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && lp_ptarget.copy &&
 	    in->peer &&
 	    r.seq == lp_seq_next(in->peer->rseq) &&
@@ -255,7 +255,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
 		if (n)
 			ring_get(ring, mask, pos, lp_ptarget.buf, n);
-		in->tail = start + shmseg_span(r.len);
+		in->tail = next;
 		lp_ptarget.active = 0;
 		lp_ptarget.done = 1;
 		lp_ptarget.src = in->sender;
@@ -274,7 +274,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		}
 		ring_get(ring, mask, pos, b->data, r.len);
 		b->len = r.len;
-		in->tail = start + shmseg_span(r.len);
+		in->tail = next;
 		deliver(in, b, &r);
 		if (in->peer)
 			atomic_store_explicit(&s->delivered, in->peer->rseq,
@@ -284,7 +284,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	if (r.kind == SHMSEG_REF) {
 		uint64_t addr;
 		ring_get(ring, mask, pos, &addr, 8);
-		in->tail = start + shmseg_span(8);
+		in->tail = next;
 		take_ref(s, in, &r, addr);
 		return 1;
 	}
@@ -320,7 +320,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	if (in->part)
 		ring_get(ring, mask, pos, in->part->data + in->got, r.len);
 	in->got += r.len;
-	in->tail = start + shmseg_span(r.len);
+	in->tail = next;
 	if (in->got == in->total) {
 		/* the sender may have started its next message already:
 		 * only an ABANDONED mark for this seq means "dropped" */

@@ -91,13 +91,16 @@ static void publish(struct shm_peer *sp)
 	}
 }
 
-static void put_rec(struct shm_peer *sp, const struct shmseg_rec *r)
+/* Writes record r (all but pos, which publish() stores last) at head and
+ * moves head past it and its r->len payload bytes, which the caller
+ * writes at the position returned. */
+static uint64_t put_rec(struct shm_peer *sp, const struct shmseg_rec *r)
 {
-	/* all but pos, which publish() stores last */
 	const size_t w = sizeof r->pos;
 	sp->pub = sp->head;
-	ring_put(sp, sp->head + w, (const uint8_t *)r + w, REC - w);
-	sp->head += REC;
+	ring_put(sp, sp->pub + w, (const uint8_t *)r + w, REC - w);
+	sp->head = sp->pub + shmseg_span(r->len);
+	return sp->pub + REC;
 }
 
 static void busy(struct shm_peer *sp)
@@ -135,9 +138,8 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (!sp->q && m->total <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
 	    room(sp, shmseg_span(m->total)) >= shmseg_span(m->total)) {
 		r.len = (uint32_t)m->total;
-		put_rec(sp, &r);
-		ring_put_segs(sp, sp->head, m->seg, m->nseg, 0, (size_t)m->total);
-		sp->head = sp->pub + shmseg_span(m->total);
+		ring_put_segs(sp, put_rec(sp, &r), m->seg, m->nseg, 0,
+			      (size_t)m->total);
 		publish(sp);
 		return 0;
 	}
@@ -281,9 +283,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			o->rec.kind = SHMSEG_REF;
 			o->rec.len = 8;
 			uint64_t addr = (uint64_t)(uintptr_t)o->data;
-			put_rec(sp, &o->rec);
-			ring_put(sp, sp->head, &addr, 8);
-			sp->head = sp->pub + shmseg_span(8);
+			ring_put(sp, put_rec(sp, &o->rec), &addr, 8);
 			o->started = 1;
 			o->lent = 1;
 			n++;
@@ -315,9 +315,8 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			}
 			o->rec.len = (uint32_t)k;
 		}
-		put_rec(sp, &o->rec);
-		ring_put(sp, sp->head, o->data + o->sent, o->rec.len);
-		sp->head = sp->pub + shmseg_span(o->rec.len);
+		ring_put(sp, put_rec(sp, &o->rec), o->data + o->sent,
+			 o->rec.len);
 		o->sent += o->rec.len;
 		n++;
 		publish(sp);
