@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 uint64_t shmseg_size(uint32_t nslot, uint32_t ringsize, uint64_t *slot_off,
-		     uint64_t *ring_off)
+		     uint64_t *ring_off, uint64_t *bounce_off)
 {
 	uint64_t s = sizeof(struct shmseg_hdr);
 	s = (s + SHMSEG_LINE - 1) & ~(uint64_t)(SHMSEG_LINE - 1);
@@ -25,7 +25,11 @@ uint64_t shmseg_size(uint32_t nslot, uint32_t ringsize, uint64_t *slot_off,
 	s = (s + 4095) & ~(uint64_t)4095; /* rings start on a page */
 	if (ring_off)
 		*ring_off = s;
-	return s + (uint64_t)nslot * ringsize;
+	s += (uint64_t)nslot * ringsize;
+	s = (s + 4095) & ~(uint64_t)4095;
+	if (bounce_off)
+		*bounce_off = s;
+	return s + (uint64_t)SHMSEG_BOUNCE_N * SHMSEG_BOUNCE_CHUNK;
 }
 
 /* "pvm.<uid>.<vmid>." without the leading slash; the vmid is PVM_VMID if

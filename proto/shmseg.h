@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 4
+#define SHMSEG_VERSION 5
 #define SHMSEG_LINE 64
 #define SHMSEG_MAXSLOT 1024
 
@@ -42,14 +42,22 @@
 #define SHMSEG_REF_DONE (1ULL << 32)
 #define SHMSEG_REF_FAIL (1ULL << 33)
 
-/* Posted receive (single copy of large messages, docs/shm.md): the low
- * byte of pr_state. */
+/* Posted receive (docs/shm.md, "Large messages into a waiting
+ * pvm_precv"): the low byte of pr_state. */
 enum { SHMSEG_PR_IDLE, SHMSEG_PR_POSTED, SHMSEG_PR_CLAIMED, SHMSEG_PR_DONE };
 /* The low byte of pr_offer (generation as in pr_state): the sender that
- * claimed a posting offers the owner a part of the copy (docs/shm.md,
- * "Splitting the copy"). */
+ * claimed a posting offers the owner to stream the message through the
+ * bounce area (STREAM), or a part of the copy (OFFERED; docs/shm.md,
+ * "Streaming through the bounce area", "Splitting the copy"). */
 enum { SHMSEG_OF_NONE, SHMSEG_OF_OFFERED, SHMSEG_OF_RECV_TAKEN,
-       SHMSEG_OF_RECV_DONE, SHMSEG_OF_RECV_FAILED, SHMSEG_OF_SENDER_TAKEN };
+       SHMSEG_OF_RECV_DONE, SHMSEG_OF_RECV_FAILED, SHMSEG_OF_SENDER_TAKEN,
+       SHMSEG_OF_STREAM };
+
+/* The bounce area of an inbox (docs/shm.md, "Streaming through the
+ * bounce area"): SHMSEG_BOUNCE_N chunks of SHMSEG_BOUNCE_CHUNK bytes, a
+ * pipeline from the sender that claimed the posting to the owner. */
+#define SHMSEG_BOUNCE_CHUNK (64u << 10)
+#define SHMSEG_BOUNCE_N 8u
 
 struct shmseg_hdr {
 	/* line 0: written once by the owner at creation */
@@ -63,7 +71,7 @@ struct shmseg_hdr {
 	uint64_t slot_off; /* offset of slot[0] */
 	uint64_t ring_off; /* offset of ring 0 */
 	uint64_t size;     /* bytes in the object */
-	uint8_t pad0[SHMSEG_LINE - 56];
+	uint64_t bounce_off; /* offset of the bounce area */
 	/* line 1: flags read by senders */
 	_Atomic int32_t dead;     /* set by the pvmd when the owner is gone */
 	_Atomic int32_t sleeping; /* the owner may block: wake it */
@@ -83,12 +91,20 @@ struct shmseg_hdr {
 	uint8_t pad2[SHMSEG_LINE - 60];
 	/* line 3: the offer of a part of the copy: the owner copies of_len
 	 * bytes at of_addr in the claimer's memory (pid pr_spid) to offset
-	 * of_off of its buffer. */
+	 * of_off of its buffer (OFFERED); or the whole message, of_len
+	 * bytes, comes through the bounce area (STREAM). */
 	_Atomic uint32_t pr_offer;
-	uint32_t of_pad;
+	int32_t of_cpu; /* STREAM: the CPU the claimer runs on */
 	uint64_t of_addr, of_off, of_len;
 	uint8_t pad3[SHMSEG_LINE - 32];
-	/* lines 4..: bitmap of claimed slots (bit i: slot i has a sender) */
+	/* line 4: written by the claimer only: (generation << 32) | chunks
+	 * of the message it has put in the bounce area so far */
+	_Atomic uint64_t st_filled;
+	uint8_t pad4[SHMSEG_LINE - 8];
+	/* line 5: written by the owner only: ... chunks it has taken out */
+	_Atomic uint64_t st_drained;
+	uint8_t pad5[SHMSEG_LINE - 8];
+	/* lines 6..: bitmap of claimed slots (bit i: slot i has a sender) */
 	_Atomic uint64_t active[SHMSEG_MAXSLOT / 64];
 };
 
@@ -117,6 +133,8 @@ _Static_assert(offsetof(struct shmseg_hdr, pr_state) == 2 * SHMSEG_LINE,
 	       "hdr line 2");
 _Static_assert(offsetof(struct shmseg_hdr, pr_offer) == 3 * SHMSEG_LINE,
 	       "hdr line 3");
+_Static_assert(offsetof(struct shmseg_hdr, st_drained) == 5 * SHMSEG_LINE,
+	       "hdr line 5");
 
 /* A record in a ring: this header, then `len` payload bytes.  Every
  * record starts on a cache line (shmseg_span): a short message is one
@@ -164,9 +182,10 @@ static inline uint8_t *shmseg_ring(void *base, uint32_t i)
 	return (uint8_t *)base + h->ring_off + (uint64_t)i * h->ringsize;
 }
 
-/* Bytes of an inbox with nslot rings of ringsize bytes. */
+/* Bytes of an inbox with nslot rings of ringsize bytes, and where its
+ * parts start. */
 uint64_t shmseg_size(uint32_t nslot, uint32_t ringsize, uint64_t *slot_off,
-		     uint64_t *ring_off);
+		     uint64_t *ring_off, uint64_t *bounce_off);
 
 /* Name of the inbox of `tid` ("/pvm.<uid>.<vmid>.<tid hex>"), from
  * PVM_VMID.  Returns 0, or -1 if it does not fit. */

@@ -4,8 +4,8 @@
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
-	test/progs/pt_shm test/progs/pt_hosts test/progs/pt_tcp \
-	test/progs/pt_mh test/progs/pt_hoster
+	test/progs/pt_shm test/progs/pt_stream test/progs/pt_hosts \
+	test/progs/pt_tcp test/progs/pt_mh test/progs/pt_hoster
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -40,9 +40,15 @@ test_progs_pt_scale_SOURCES = test/progs/pt_scale.c test/progs/tcommon.h
 test_progs_pt_scale_LDADD = libpvm/libpvm3.la
 test_progs_pt_scale_LDFLAGS = $(test_progs_ldflags)
 # pt_shm: the shared-memory route (shm.bats).
-test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h
+test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h \
+	test/progs/tpattern.h
 test_progs_pt_shm_LDADD = libpvm/libpvm3.la
 test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
+# pt_stream: large messages into a waiting pvm_precv (shm.bats).
+test_progs_pt_stream_SOURCES = test/progs/pt_stream.c test/progs/tcommon.h \
+	test/progs/tpattern.h
+test_progs_pt_stream_LDADD = libpvm/libpvm3.la
+test_progs_pt_stream_LDFLAGS = $(test_progs_ldflags)
 # pt_hosts: add/delete hosts, hostsync, archcode, config (hosts-api.bats).
 test_progs_pt_hosts_SOURCES = test/progs/pt_hosts.c test/progs/tcommon.h
 test_progs_pt_hosts_LDADD = libpvm/libpvm3.la

@@ -28,9 +28,32 @@ inboxes() {
 	prog_ok pt_shm paths
 }
 
-@test "the same paths with the split copy off, and with single copies off" {
-	PVM_SHM_SPLIT=0 PVM_EXPORT=PVM_SHM_SPLIT prog_ok pt_shm paths
+@test "the same paths with streaming off (the split copy), with the split off too, and with single copies off" {
+	PVM_SHM_STREAM=0 PVM_EXPORT=PVM_SHM_STREAM prog_ok pt_shm paths
+	PVM_SHM_STREAM=0 PVM_SHM_SPLIT=0 PVM_EXPORT=PVM_SHM_STREAM:PVM_SHM_SPLIT \
+		prog_ok pt_shm paths
 	PVM_SHM_DIRECT=0 PVM_EXPORT=PVM_SHM_DIRECT prog_ok pt_shm paths
+}
+
+@test "psend, Raw and InPlace in up to 5 pieces into a waiting pvm_precv, sizes around the bounce area's chunks, data checked" {
+	prog_ok pt_stream paths
+	PVM_SHM_STREAM=0 PVM_EXPORT=PVM_SHM_STREAM prog_ok pt_stream paths
+}
+
+@test "16 MiB into a pvm_precv that sleeps, both ways: the sender wakes it and it arrives whole" {
+	prog_ok pt_stream asleep
+}
+
+@test "16 MiB for a receiver stopped in pvm_precv: the sender does not wait for it, the message is whole after SIGCONT" {
+	prog_ok pt_stream stopped
+}
+
+@test "a sender killed while it streams into our pvm_precv: its exit notify ends the wait, nothing else arrives" {
+	prog_ok pt_stream killsend
+}
+
+@test "a receiver killed while we stream into its pvm_precv: pvm_psend returns, the exit notify comes" {
+	prog_ok pt_stream killrecv
 }
 
 @test "a task under valgrind sees a message copied straight into its pvm_precv buffer as initialised" {

@@ -77,8 +77,9 @@ static int make_inbox(void)
 		ring &= ring - 1; /* a power of two */
 	uint32_t nslot = (uint32_t)env_num("PVM_SHM_SLOTS", 128, 1,
 					    SHMSEG_MAXSLOT);
-	uint64_t slot_off, ring_off;
-	uint64_t size = shmseg_size(nslot, ring, &slot_off, &ring_off);
+	uint64_t slot_off, ring_off, bounce_off;
+	uint64_t size = shmseg_size(nslot, ring, &slot_off, &ring_off,
+				    &bounce_off);
 
 	if (shmseg_name(lp_shm.name, sizeof lp_shm.name, lp.mytid) < 0)
 		return -1;
@@ -116,12 +117,14 @@ static int make_inbox(void)
 	h->slot_off = slot_off;
 	h->ring_off = ring_off;
 	h->size = size;
+	h->bounce_off = bounce_off;
 	/* the magic last: a peer that sees it sees the rest */
 	atomic_thread_fence(memory_order_release);
 	h->magic = SHMSEG_MAGIC;
 	lp_shm.base = base;
 	lp_shm.size = size;
 	lp_shm.hdr = h;
+	lp_shm.bounce = (uint8_t *)base + bounce_off;
 	lp_shm.nslot = nslot;
 	lp_shm.ringsize = ring;
 	lp_shm.efd = efd;
@@ -143,6 +146,9 @@ static int shm_init(void)
 	lp_shm_direct_min = env_num("PVM_SHM_DIRECT", 32768, 0, SIZE_MAX);
 	if (lp_shm_direct_min == 0)
 		lp_shm_direct_min = SIZE_MAX; /* 0: never */
+	lp_shm_stream_min = env_num("PVM_SHM_STREAM", 32768, 0, SIZE_MAX);
+	if (lp_shm_stream_min == 0)
+		lp_shm_stream_min = SIZE_MAX;
 	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0,
 				   SIZE_MAX);
 	if (lp_shm_split_min == 0)
@@ -213,13 +219,15 @@ static int open_peer(struct shm_peer *sp)
 	if (base == MAP_FAILED)
 		return 1;
 	struct shmseg_hdr *h = base;
+	uint64_t bounce_off = 0;
 	int ok = atomic_load_explicit((_Atomic uint64_t *)&h->magic,
 				      memory_order_acquire) == SHMSEG_MAGIC &&
 		 h->version == SHMSEG_VERSION && h->tid == sp->tid &&
 		 h->size == size && h->nslot >= 1 &&
 		 h->nslot <= SHMSEG_MAXSLOT && h->ringsize >= 4096 &&
 		 !(h->ringsize & (h->ringsize - 1)) &&
-		 shmseg_size(h->nslot, h->ringsize, NULL, NULL) == size;
+		 shmseg_size(h->nslot, h->ringsize, NULL, NULL, &bounce_off) ==
+			 size;
 	if (!ok || atomic_load(&h->dead)) {
 		munmap(base, size);
 		return 1;
@@ -252,6 +260,7 @@ static int open_peer(struct shm_peer *sp)
 		sp->hdr = h;
 		sp->slot = s;
 		sp->ring = shmseg_ring(base, i);
+		sp->bounce = (uint8_t *)base + bounce_off;
 		sp->mask = h->ringsize - 1;
 		sp->efd = efd;
 		return 0;

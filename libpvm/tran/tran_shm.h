@@ -34,6 +34,12 @@ struct shm_out {
 /* How long a large queued message waits for a posted receive before it
  * streams through the ring (docs/shm.md). */
 #define SHM_GRACE_NS 30000
+/* A sender that offers an awake receiver to stream a large message waits
+ * this long for it to take the offer before it starts writing the
+ * message itself, SHM_PIECE bytes at a time, looking for the receiver
+ * again after each piece. */
+#define SHM_TAKE_NS 2000
+#define SHM_PIECE (256u << 10)
 /* ... and the sender waits for that posting before it makes its queue
  * copy, at most total / SHM_WAIT_BPNS ns (about a memcpy's speed here,
  * so that a wait in vain costs about what the copy would). */
@@ -60,6 +66,7 @@ struct shm_peer {
 	struct shmseg_hdr *hdr;
 	struct shmseg_slot *slot;
 	uint8_t *ring;
+	uint8_t *bounce; /* its bounce area (shmseg.h) */
 	uint64_t mask;  /* ringsize - 1 */
 	uint64_t head;  /* our copy of slot->head */
 	uint64_t pub;   /* start of the record publish() releases */
@@ -80,6 +87,7 @@ struct shm_self {
 	void *base;      /* our inbox */
 	size_t size;
 	struct shmseg_hdr *hdr;
+	uint8_t *bounce; /* our bounce area (senders may change hdr) */
 	uint32_t nslot, ringsize;
 	int efd;         /* our eventfd */
 	char name[160];
@@ -143,8 +151,11 @@ void lp_shm_watch_fds(void);
  * message (1), or returns 0 when a sender had claimed it: it has waited
  * for DONE, call lp_shm_post_take. */
 extern size_t lp_shm_direct_min;
-/* a large message is split with an awake receiver from this size on
- * (PVM_SHM_SPLIT, 0: never) */
+/* from lp_shm_stream_min bytes on (PVM_SHM_STREAM, 0: never) the
+ * receiver is offered to take part of a message through the bounce area;
+ * without that, a message is split with an awake receiver from
+ * lp_shm_split_min bytes on (PVM_SHM_SPLIT, 0: never) */
+extern size_t lp_shm_stream_min;
 extern size_t lp_shm_split_min;
 /* Tests only (PVM_SHM_TEST_NAP, microseconds): a pause between the last
  * look at the rings and the look before sleeping, the window in which a

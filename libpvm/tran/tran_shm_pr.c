@@ -1,29 +1,40 @@
 /*
- * tran_shm_pr.c - single copy of large messages into a waiting
- * pvm_precv (docs/shm.md, "Single copy of large messages").
+ * tran_shm_pr.c - large messages into a waiting pvm_precv (docs/shm.md,
+ * "Large messages into a waiting pvm_precv").
  *
  * A receiver that waits in pvm_precv with nothing matching in its queue
  * publishes its buffer in its inbox header (pr_*, state POSTED).  A
  * sender whose message matches and fits, whose ring to that receiver is
  * drained and all of whose earlier messages to it were delivered
  * (slot->delivered), claims the posting with a CAS POSTED -> CLAIMED,
- * copies the body straight into the receiver's buffer with
- * process_vm_writev, fills in the result and sets DONE.  The receiver
- * withdraws with a CAS POSTED -> IDLE; if a sender claimed first, it
- * waits for DONE.
+ * puts the body into the receiver's buffer, fills in the result and sets
+ * DONE.  The receiver withdraws with a CAS POSTED -> IDLE; if a sender
+ * claimed first, it waits for DONE.
  *
- * Both processes are running then (the receiver spins), so a sender of
- * a large message to an awake receiver splits the copy: it offers the
- * upper part (pr_offer OFFERED), copies the lower part, and either takes
- * the upper part back (OFFERED -> SENDER_TAKEN) or waits while the
- * receiver, which took it (OFFERED -> RECV_TAKEN), reads it from the
- * sender's memory with process_vm_readv (-> RECV_DONE / RECV_FAILED).
+ * How the body gets there: from PVM_SHM_STREAM bytes on, the sender
+ * offers the receiver the message (pr_offer STREAM; it wakes a receiver
+ * that sleeps) and writes it from the front with process_vm_writev, a
+ * piece at a time, until the receiver takes the offer (STREAM ->
+ * RECV_TAKEN); the rest then streams through the bounce area of the
+ * receiver's inbox: the sender fills chunk after chunk there while the
+ * receiver copies each out (-> RECV_DONE / RECV_FAILED).  Two copies for
+ * that part, but on both cores at once, and the message lands in the
+ * receiver's cache.  A receiver that never takes it leaves it all to the
+ * sender (STREAM -> SENDER_TAKEN at the end).  Smaller messages the
+ * sender writes alone.
+ *
+ * With streaming off (PVM_SHM_STREAM=0) the sender splits the copy
+ * with an awake receiver instead: it offers the upper part (OFFERED),
+ * copies the lower part, and either takes the upper part back (OFFERED
+ * -> SENDER_TAKEN) or waits while the receiver, which took it, reads it
+ * from the sender's memory with process_vm_readv.
  */
 #define _GNU_SOURCE
 #include "tran_shm.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -42,15 +53,93 @@ static int noread; /* process_vm_readv is not allowed to us */
 
 size_t lp_shm_direct_min = 32768;
 size_t lp_shm_split_min = 65536;
+size_t lp_shm_stream_min = 32768;
 
-/* The receiver: copies the part of the message a sender offers us, if
- * one does now. */
+#define BOUNCE_CHUNK SHMSEG_BOUNCE_CHUNK
+#define BOUNCE_N SHMSEG_BOUNCE_N
+#define GEN_MASK 0xffffffff00000000ULL
+/* a side that waits for the other in a stream checks that it lives this
+ * often, and gives its core away this often (more tasks than cores) */
+#define ALIVE_NS 10000000
+#define YIELD_NS 50000
+
+static int pid_gone(pid_t pid)
+{
+	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+}
+
+/* The receiver took a stream offer: copies each chunk out of the bounce
+ * area as the sender fills it.  Returns 1, or 0 if the message does not
+ * fit or the sender died (the posting is then forgotten). */
+static int take_stream(struct shmseg_hdr *h)
+{
+	uint64_t len = h->of_len, g = (uint64_t)gen << 32, off = 0;
+	pid_t pid = atomic_load(&h->pr_spid);
+	if (len > post_len)
+		return 0;
+	int64_t alive = lp_shm_now_ns(), yield = alive;
+	alive += ALIVE_NS;
+	yield += YIELD_NS;
+	/* the sender wrote the front itself; chunk 0 says where we start */
+	for (uint64_t c = 0; c == 0 || off < len; c++) {
+		for (unsigned spin = 1;; spin++) {
+			uint64_t f = atomic_load_explicit(&h->st_filled,
+							  memory_order_acquire);
+			if ((f & GEN_MASK) == g && (uint32_t)f > c)
+				break;
+			if (spin % 256 == 0) {
+				int64_t now = lp_shm_now_ns();
+				if (now >= yield) {
+					sched_yield();
+					yield = now + YIELD_NS;
+				}
+				if (now >= alive) {
+					if (pid_gone(pid)) {
+						atomic_store(&h->pr_state,
+							     ST(gen, SHMSEG_PR_IDLE));
+						posted = 0;
+						return 0;
+					}
+					alive = now + ALIVE_NS;
+				}
+			}
+			__builtin_ia32_pause();
+		}
+		if (c == 0 && (off = h->of_off) > len)
+			return 0;
+		size_t n = len - off < BOUNCE_CHUNK ? (size_t)(len - off)
+						     : BOUNCE_CHUNK;
+		memcpy(post_buf + off,
+		       lp_shm.bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
+		off += n;
+		atomic_store_explicit(&h->st_drained, g | (uint32_t)(c + 1),
+				      memory_order_release);
+	}
+	return 1;
+}
+
+/* The receiver: copies the part of the message a sender offers us, or
+ * the message it streams, if one does now. */
 static void take_offer(void)
 {
 	struct shmseg_hdr *h = lp_shm.hdr;
-	uint32_t o = ST(gen, SHMSEG_OF_OFFERED);
-	if (noread ||
-	    atomic_load_explicit(&h->pr_offer, memory_order_acquire) != o ||
+	uint32_t o = atomic_load_explicit(&h->pr_offer, memory_order_acquire);
+	if (o == ST(gen, SHMSEG_OF_STREAM)) {
+		/* on the sender's CPU we would only take turns with it: it
+		 * writes the message faster alone */
+		if (sched_getcpu() != h->of_cpu &&
+		    atomic_compare_exchange_strong(
+			    &h->pr_offer, &o, ST(gen, SHMSEG_OF_RECV_TAKEN))) {
+			int ok = take_stream(h);
+			atomic_store_explicit(
+				&h->pr_offer,
+				ST(gen, ok ? SHMSEG_OF_RECV_DONE
+					   : SHMSEG_OF_RECV_FAILED),
+				memory_order_release);
+		}
+		return;
+	}
+	if (noread || o != ST(gen, SHMSEG_OF_OFFERED) ||
 	    !atomic_compare_exchange_strong(&h->pr_offer, &o,
 					    ST(gen, SHMSEG_OF_RECV_TAKEN)))
 		return;
@@ -108,6 +197,8 @@ int lp_shm_post_done(void)
 						memory_order_acquire));
 	if (s == SHMSEG_PR_CLAIMED) {
 		take_offer();
+		if (!posted)
+			return 0; /* its sender died */
 		s = STATE(atomic_load_explicit(&lp_shm.hdr->pr_state,
 					       memory_order_acquire));
 	}
@@ -147,6 +238,8 @@ int lp_shm_withdraw(void)
 		if (STATE(s) != SHMSEG_PR_CLAIMED)
 			break;
 		take_offer();
+		if (!posted)
+			return 1; /* its sender died in the middle */
 		/* claimed: the copy is under way; wait for it (a sender
 		 * that dies meanwhile leaves our buffer half written:
 		 * forget the posting) */
@@ -268,6 +361,180 @@ static uint32_t offer_wait(struct shmseg_hdr *h, uint32_t g)
 	}
 }
 
+/* Where the next bytes of a message's body are. */
+struct seg_at {
+	int i;
+	size_t skip;
+};
+
+/* Moves *at (at the start of m's body) to byte off of it. */
+static void skip_to(const struct lp_omsg *m, struct seg_at *at, uint64_t off)
+{
+	while (at->i < m->nseg && off >= m->seg[at->i].len) {
+		off -= m->seg[at->i].len;
+		at->i++;
+	}
+	at->skip = (size_t)off;
+}
+
+/* Copies the next n bytes of m's body, from *at on, to dst. */
+static void gather(const struct lp_omsg *m, struct seg_at *at, uint8_t *dst,
+		   size_t n)
+{
+	while (n && at->i < m->nseg) {
+		const struct lp_seg *sg = &m->seg[at->i];
+		size_t k = sg->len - at->skip;
+		if (k > n)
+			k = n;
+		memcpy(dst, (const char *)sg->p + at->skip, k);
+		dst += k;
+		n -= k;
+		at->skip += k;
+		if (at->skip == sg->len) {
+			at->i++;
+			at->skip = 0;
+		}
+	}
+}
+
+/* A streaming sender waits for the receiver, which took the offer.
+ * Returns 1 to wait on, -1 if it failed or is gone. */
+static int stream_wait(struct shmseg_hdr *h, uint32_t g, int64_t *alive,
+		       int64_t *yield)
+{
+	uint32_t o = atomic_load_explicit(&h->pr_offer, memory_order_acquire);
+	if (o == (g | SHMSEG_OF_RECV_FAILED) || atomic_load(&h->dead))
+		return -1;
+	int64_t now = lp_shm_now_ns();
+	if (now >= *yield) {
+		sched_yield();
+		*yield = now + YIELD_NS;
+	}
+	if (now >= *alive) {
+		if (pid_gone(h->pid))
+			return -1;
+		*alive = now + ALIVE_NS;
+	}
+	return 1;
+}
+
+/* Writes m into the posted buffer at addr, with the receiver's help if
+ * it comes: we offer it the message (STREAM, and wake it if it sleeps)
+ * and write from the front with process_vm_writev, a piece at a time,
+ * until it takes the offer; the rest then goes through the bounce area,
+ * where we fill chunk after chunk while it copies them out.  Returns 0,
+ * or -1 (errno set: the receiver failed or is gone, or our write failed
+ * before it came). */
+static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
+		  const struct lp_omsg *m, uint32_t g, uint64_t addr, int asleep)
+{
+	uint64_t gg = (uint64_t)(g >> 8) << 32;
+	h->of_len = m->total;
+	h->of_cpu = sched_getcpu();
+	atomic_store_explicit(&h->st_filled, gg, memory_order_relaxed);
+	atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_STREAM,
+			      memory_order_release);
+	if (asleep) {
+		uint64_t one = 1;
+		if (write(sp->efd, &one, sizeof one) < 0) {
+			/* full: it wakes anyway */
+		}
+	}
+	int64_t start = lp_shm_now_ns();
+	int64_t alive = start + ALIVE_NS, yield = start + YIELD_NS;
+	/* an awake receiver takes it at once */
+	for (unsigned spin = 1; !asleep; spin++) {
+		if (atomic_load_explicit(&h->pr_offer, memory_order_relaxed) !=
+		    (g | SHMSEG_OF_STREAM))
+			break;
+		if (spin % 64 == 0 && lp_shm_now_ns() - start >= SHM_TAKE_NS)
+			break;
+		__builtin_ia32_pause();
+	}
+	uint64_t off = 0;
+	int err = 0;
+	uint32_t o = g | SHMSEG_OF_STREAM;
+	while (off < m->total && atomic_load_explicit(&h->pr_offer,
+						      memory_order_acquire) == o) {
+		uint64_t to = m->total - off > SHM_PIECE ? off + SHM_PIECE
+							 : m->total;
+		if (write_range(h->pid, m, addr, off, to) < 0) {
+			err = errno;
+			break;
+		}
+		off = to;
+	}
+	if (atomic_compare_exchange_strong(&h->pr_offer, &o,
+					   g | SHMSEG_OF_SENDER_TAKEN)) {
+		errno = err;
+		return err ? -1 : 0; /* it did not come */
+	}
+	if (err)
+		off = 0; /* it came: it gets all of it from the bounce area */
+	/* the rest, from off, through the bounce area (chunk 0 tells it
+	 * where the rest starts; for no rest, an empty chunk 0) */
+	h->of_off = off;
+	struct seg_at at = {0, 0};
+	skip_to(m, &at, off);
+	for (uint64_t c = 0; c == 0 || off < m->total; c++) {
+		for (unsigned spin = 1; c >= BOUNCE_N; spin++) {
+			uint64_t d = atomic_load_explicit(&h->st_drained,
+							  memory_order_acquire);
+			if ((d & GEN_MASK) == gg &&
+			    (uint32_t)d >= c + 1 - BOUNCE_N)
+				break;
+			if (spin % 256 == 0 &&
+			    stream_wait(h, g, &alive, &yield) < 0)
+				goto failed;
+			__builtin_ia32_pause();
+		}
+		size_t n = m->total - off < BOUNCE_CHUNK
+				   ? (size_t)(m->total - off)
+				   : BOUNCE_CHUNK;
+		gather(m, &at, sp->bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
+		off += n;
+		atomic_store_explicit(&h->st_filled, gg | (uint32_t)(c + 1),
+				      memory_order_release);
+	}
+	for (unsigned spin = 1;; spin++) {
+		if (atomic_load_explicit(&h->pr_offer, memory_order_acquire) ==
+		    (g | SHMSEG_OF_RECV_DONE))
+			return 0;
+		if (spin % 256 == 0 && stream_wait(h, g, &alive, &yield) < 0)
+			break;
+		__builtin_ia32_pause();
+	}
+failed:
+	errno = EPIPE;
+	return -1;
+}
+
+/* Splits the copy of m into the posted buffer at addr with an awake
+ * receiver (split_at).  Returns 0, or -1 (errno set). */
+static int split_copy(struct shmseg_hdr *h, const struct lp_omsg *m,
+		      uint32_t g, uint64_t addr)
+{
+	const char *upper = NULL;
+	uint64_t lo = split_at(m, &upper);
+	if (!lo)
+		return write_range(h->pid, m, addr, 0, m->total);
+	h->of_addr = (uint64_t)(uintptr_t)upper;
+	h->of_off = lo;
+	h->of_len = m->total - lo;
+	atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_OFFERED,
+			      memory_order_release);
+	int err = write_range(h->pid, m, addr, 0, lo) < 0 ? errno : 0;
+	uint32_t o = g | SHMSEG_OF_OFFERED;
+	int mine = atomic_compare_exchange_strong(&h->pr_offer, &o,
+						  g | SHMSEG_OF_SENDER_TAKEN);
+	/* the receiver reads our memory until it answers */
+	if ((mine || offer_wait(h, g) != SHMSEG_OF_RECV_DONE) && !err &&
+	    write_range(h->pid, m, addr, lo, m->total) < 0)
+		err = errno;
+	errno = err;
+	return err ? -1 : 0;
+}
+
 int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m)
 {
 	struct shmseg_hdr *h = sp->hdr;
@@ -287,30 +554,17 @@ int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m)
 					    (w & ~0xffu) | SHMSEG_PR_CLAIMED))
 		return 0;
 	atomic_store(&h->pr_spid, (int32_t)lp_shm.pid);
-	/* an awake receiver is offered the upper part */
+	/* the receiver copies with us if it is awake or wakes in time */
 	uint32_t g = w & ~0xffu;
-	const char *upper = NULL;
-	uint64_t lo = atomic_load(&h->sleeping) ? 0 : split_at(m, &upper);
-	if (lo) {
-		h->of_addr = (uint64_t)(uintptr_t)upper;
-		h->of_off = lo;
-		h->of_len = m->total - lo;
-		atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_OFFERED,
-				      memory_order_release);
-	}
-	int err = write_range(h->pid, m, addr, 0, lo ? lo : m->total) < 0
-			  ? errno
-			  : 0;
-	if (lo) {
-		uint32_t o = g | SHMSEG_OF_OFFERED;
-		int mine = atomic_compare_exchange_strong(
-			&h->pr_offer, &o, g | SHMSEG_OF_SENDER_TAKEN);
-		/* the receiver reads our memory until it answers */
-		if ((mine || offer_wait(h, g) != SHMSEG_OF_RECV_DONE) && !err &&
-		    write_range(h->pid, m, addr, lo, m->total) < 0)
-			err = errno;
-	}
-	if (err) {
+	int r, asleep = atomic_load(&h->sleeping);
+	if (m->total >= lp_shm_stream_min)
+		r = stream(sp, h, m, g, addr, asleep);
+	else if (asleep)
+		r = write_range(h->pid, m, addr, 0, m->total);
+	else
+		r = split_copy(h, m, g, addr);
+	if (r < 0) {
+		int err = errno;
 		if (err == EPERM || err == ENOSYS)
 			sp->nodirect = 1;
 		/* the ring then: the posting is the receiver's again

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "tcommon.h"
+#include "tpattern.h"
 
 #define ME "pt_shm"
 #define T_DATA 10
@@ -34,27 +35,6 @@
 #define T_EXIT 14
 #define T_READY 15
 #define T_BURST 100 /* ..107: child-burst */
-
-static uint8_t pat(uint64_t i, unsigned seed)
-{
-	uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL ^ seed;
-	return (uint8_t)(x >> 29 ^ x >> 7);
-}
-
-static void fill(uint8_t *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = pat(i, seed);
-}
-
-/* index of the first wrong byte, or -1 */
-static long bad(const uint8_t *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != pat(i, seed))
-			return (long)i;
-	return -1;
-}
 
 static int spawn1(const char *mode, char *arg)
 {

@@ -1,0 +1,342 @@
+/*
+ * pt_stream - large messages into a waiting pvm_precv over shared memory
+ * (test/shm.bats; docs/shm.md, "Large messages into a waiting
+ * pvm_precv").
+ *
+ * Usage: pt_stream MODE; children are spawned as pt_stream child-*.
+ *   paths      psend, Raw and InPlace (several ranges) to a child that
+ *              waits in pvm_precv, sizes around the bounce area's chunks,
+ *              echoed back into our pvm_precv, every byte checked
+ *   asleep     16 MiB to a receiver asleep in pvm_precv, both ways
+ *   stopped    16 MiB to a receiver stopped (SIGSTOP) in pvm_precv: the
+ *              sender writes it alone; it is whole after SIGCONT
+ *   killsend   a sender dies (SIGALRM) while it streams into our
+ *              pvm_precv: we get its exit notify, nothing else, and go on
+ *   killrecv   a receiver dies while we stream into its pvm_precv: our
+ *              pvm_psend returns, the exit notify comes, we go on
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "tcommon.h"
+#include "tpattern.h"
+
+#define ME "pt_stream"
+#define T_DATA 10
+#define T_END 11
+#define T_READY 12
+#define T_GO 13
+#define T_EXIT 14
+#define T_RES 15
+
+#define BIG (16 << 20)
+#define HUGE (256 << 20)
+
+static int spawn1(const char *mode, char *arg)
+{
+	char *av[] = {(char *)mode, arg, NULL};
+	int tid = 0;
+	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
+	return n == 1 ? tid : -1;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+	if (!p) {
+		fprintf(stderr, "pt_stream: out of memory\n");
+		exit(3);
+	}
+	return p;
+}
+
+/* Dies by SIGALRM (its default action) after us microseconds. */
+static void die_in(long us)
+{
+	struct itimerval it = {{0, 0}, {us / 1000000, us % 1000000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* ---- children ---- */
+
+/* Receives every message with pvm_precv and sends it back with
+ * pvm_psend, until T_END. */
+static int child_pecho(void)
+{
+	size_t cap = BIG + 64;
+	uint8_t *b = xmalloc(cap);
+	for (;;) {
+		int src = 0, tag = 0, len = 0;
+		if (pvm_precv(-1, -1, b, (int)cap, PVM_BYTE, &src, &tag, &len) <
+		    0)
+			return 1;
+		if (tag == T_END)
+			break;
+		pvm_psend(src, tag, b, len, PVM_BYTE);
+	}
+	pvm_exit();
+	return 0;
+}
+
+/* Says ready (with its pid), receives BIG bytes of pattern 7 with
+ * pvm_precv and answers with the index of the first wrong byte; then
+ * sleeps `arg` ms and sends BIG bytes of pattern 8 back. */
+static int child_check(int nap_ms)
+{
+	int parent = pvm_parent(), pid = (int)getpid();
+	uint8_t *b = xmalloc(BIG);
+	memset(b, 0, BIG);
+	pvm_psend(parent, T_READY, &pid, 1, PVM_INT);
+	int len = 0;
+	if (pvm_precv(parent, T_DATA, b, BIG, PVM_BYTE, NULL, NULL, &len) < 0)
+		return 1;
+	int first = len != BIG ? -2 : (int)bad(b, BIG, 7);
+	pvm_psend(parent, T_RES, &first, 1, PVM_INT);
+	if (nap_ms) {
+		t_msleep(nap_ms);
+		fill(b, BIG, 8);
+		pvm_psend(parent, T_DATA, b, BIG, PVM_BYTE);
+	}
+	pvm_exit();
+	return 0;
+}
+
+/* Sends HUGE bytes of 0xa5 into the parent's pvm_precv and dies `us`
+ * microseconds after it starts. */
+static int child_dsend(long us)
+{
+	int parent = pvm_parent();
+	uint8_t *p = xmalloc(HUGE);
+	memset(p, 0xa5, HUGE);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	int b = pvm_recv(parent, T_GO);
+	if (b < 0)
+		return 1;
+	die_in(us);
+	pvm_psend(parent, T_DATA, p, HUGE, PVM_BYTE);
+	pause();
+	return 0;
+}
+
+/* Waits in pvm_precv for HUGE bytes and dies `us` microseconds after it
+ * posted. */
+static int child_drecv(long us)
+{
+	int parent = pvm_parent();
+	uint8_t *p = xmalloc(HUGE);
+	memset(p, 0, HUGE);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	die_in(us);
+	pvm_precv(parent, T_DATA, p, HUGE, PVM_BYTE, NULL, NULL, NULL);
+	pause();
+	return 0;
+}
+
+/* ---- the tests ---- */
+
+/* One round trip of n bytes through a pvm_precv echo, sent by `how`
+ * (InPlace: in `nr` ranges of uneven sizes). */
+static void round_trip(int c, const char *how, int nr, size_t n,
+		       unsigned seed)
+{
+	uint8_t *p = xmalloc(n + 8), *q = xmalloc(n + 8);
+	int got = -1, tag = -1, src = -1;
+	fill(p, n, seed);
+	if (!strcmp(how, "psend")) {
+		EQ(pvm_psend(c, T_DATA, p, (int)n, PVM_BYTE), 0);
+	} else {
+		pvm_initsend(!strcmp(how, "raw") ? PvmDataRaw : PvmDataInPlace);
+		size_t at = 0;
+		for (int r = 0; r < nr; r++) {
+			size_t k = r == nr - 1 ? n - at : (n - at) / 3 + 1;
+			if (k > n - at)
+				k = n - at;
+			pvm_pkbyte((char *)p + at, (int)k, 1);
+			at += k;
+		}
+		EQ(pvm_send(c, T_DATA), 0);
+	}
+	memset(q, 0, n + 8);
+	EQ(pvm_precv(c, T_DATA, q, (int)n + 8, PVM_BYTE, &src, &tag, &got), 0);
+	EQ(got, n);
+	EQ(src, c);
+	CHECK(bad(q, n, seed) < 0, "%s (%d ranges) %zu bytes: byte %ld differs",
+	      how, nr, n, bad(q, n, seed));
+	free(p);
+	free(q);
+}
+
+static int do_paths(void)
+{
+	/* around a chunk (64 KiB), the area (8 chunks) and more */
+	static const size_t sizes[] = {65535, 65536, 65537, 131071,
+				       524288, 524289, 1048576 + 5,
+				       3 * 1048576 + 4097, BIG};
+	int c = spawn1("child-pecho", NULL);
+	CHECK(c > 0, "spawn");
+	for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++) {
+		round_trip(c, "psend", 1, sizes[s], (unsigned)s);
+		round_trip(c, "raw", 1, sizes[s], (unsigned)s + 100);
+		round_trip(c, "inplace", 2, sizes[s], (unsigned)s + 200);
+		round_trip(c, "inplace", 5, sizes[s], (unsigned)s + 300);
+	}
+	pvm_psend(c, T_END, NULL, 0, PVM_BYTE);
+	return t_done("paths");
+}
+
+static int do_asleep(void)
+{
+	int c = spawn1("child-check", "300"), pid = 0, first = -3, len = 0;
+	CHECK(c > 0, "spawn");
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	pvm_upkint(&pid, 1, 1);
+	/* it sleeps in pvm_precv by now */
+	t_msleep(300);
+	uint8_t *p = xmalloc(BIG);
+	fill(p, BIG, 7);
+	EQ(pvm_psend(c, T_DATA, p, BIG, PVM_BYTE), 0);
+	CHECK(t_recv(c, T_RES, 30) > 0, "its answer");
+	pvm_upkint(&first, 1, 1);
+	EQ(first, -1);
+	/* and we sleep in ours while it naps before it sends */
+	memset(p, 0, BIG);
+	EQ(pvm_precv(c, T_DATA, p, BIG, PVM_BYTE, NULL, NULL, &len), 0);
+	EQ(len, BIG);
+	CHECK(bad(p, BIG, 8) < 0, "16 MiB to a sleeping receiver: byte %ld",
+	      bad(p, BIG, 8));
+	free(p);
+	return t_done("asleep");
+}
+
+static int do_stopped(void)
+{
+	int c = spawn1("child-check", "0"), pid = 0, first = -3;
+	CHECK(c > 0, "spawn");
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	pvm_upkint(&pid, 1, 1);
+	t_msleep(50); /* it waits in pvm_precv */
+	EQ(kill(pid, SIGSTOP), 0);
+	t_msleep(50);
+	uint8_t *p = xmalloc(BIG);
+	fill(p, BIG, 7);
+	double t0 = t_now();
+	EQ(pvm_psend(c, T_DATA, p, BIG, PVM_BYTE), 0);
+	printf("16 MiB sent to a stopped receiver in %.1f ms\n",
+	       (t_now() - t0) * 1e3);
+	EQ(kill(pid, SIGCONT), 0);
+	CHECK(t_recv(c, T_RES, 30) > 0, "its answer");
+	pvm_upkint(&first, 1, 1);
+	EQ(first, -1);
+	free(p);
+	return t_done("stopped");
+}
+
+/* One round trip of 1 MiB with a new pvm_precv echo: the VM goes on. */
+static void still_works(void)
+{
+	int e = spawn1("child-pecho", NULL);
+	CHECK(e > 0, "spawn");
+	round_trip(e, "psend", 1, 1 << 20, 9);
+	pvm_psend(e, T_END, NULL, 0, PVM_BYTE);
+}
+
+static int do_killsend(void)
+{
+	static const long after_us[] = {1000, 2000, 4000, 8000};
+	uint8_t *b = xmalloc(HUGE);
+	int cut = 0;
+	for (int r = 0; r < 4; r++) {
+		char arg[32];
+		snprintf(arg, sizeof arg, "%ld", after_us[r]);
+		int c = spawn1("child-dsend", arg), src = 0, tag = 0, len = 0;
+		CHECK(c > 0, "spawn");
+		EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &c), 0);
+		CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+		memset(b, 0, HUGE);
+		pvm_initsend(PvmDataRaw);
+		EQ(pvm_send(c, T_GO), 0);
+		/* whatever comes first: all of it, or its exit notify */
+		EQ(pvm_precv(-1, -1, b, HUGE, PVM_BYTE, &src, &tag, &len), 0);
+		if (tag == T_DATA) {
+			EQ(len, HUGE);
+			CHECK(b[0] == 0xa5 && b[HUGE - 1] == 0xa5, "whole");
+			CHECK(t_recv(-1, T_EXIT, 30) > 0, "exit notify");
+			printf("round %d: the message came whole\n", r);
+			continue;
+		}
+		EQ(tag, T_EXIT);
+		size_t filled = 0;
+		for (size_t i = 0; i < HUGE; i += 4096)
+			filled += b[i] == 0xa5;
+		printf("round %d: killed after %ld us, %zu of %d pages had "
+		       "come\n",
+		       r, after_us[r], filled, HUGE / 4096);
+		cut += filled > 0 && filled < HUGE / 4096;
+		/* no message from it comes after its exit */
+		CHECK(pvm_nrecv(c, -1) == 0, "nothing after the exit notify");
+	}
+	/* at least one round cut a stream in the middle */
+	CHECK(cut > 0, "a round killed the sender mid-stream (%d)", cut);
+	free(b);
+	still_works();
+	return t_done("killsend");
+}
+
+static int do_killrecv(void)
+{
+	static const long after_us[] = {1000, 3000, 9000};
+	uint8_t *p = xmalloc(HUGE);
+	memset(p, 0x5a, HUGE);
+	for (int r = 0; r < 3; r++) {
+		char arg[32];
+		snprintf(arg, sizeof arg, "%ld", after_us[r]);
+		int c = spawn1("child-drecv", arg);
+		CHECK(c > 0, "spawn");
+		EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &c), 0);
+		CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+		double t0 = t_now();
+		EQ(pvm_psend(c, T_DATA, p, HUGE, PVM_BYTE), 0);
+		printf("round %d: 256 MiB sent in %.1f ms to a receiver that "
+		       "died after %ld us\n",
+		       r, (t_now() - t0) * 1e3, after_us[r]);
+		CHECK(t_recv(-1, T_EXIT, 30) > 0, "exit notify");
+	}
+	free(p);
+	still_works();
+	return t_done("killrecv");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	const char *a = argc > 2 ? argv[2] : "0";
+	pvm_setopt(PvmAutoErr, 0);
+	if (!strcmp(m, "child-pecho"))
+		return child_pecho();
+	if (!strcmp(m, "child-check"))
+		return child_check(atoi(a));
+	if (!strcmp(m, "child-dsend"))
+		return child_dsend(atol(a));
+	if (!strcmp(m, "child-drecv"))
+		return child_drecv(atol(a));
+	if (pvm_mytid() < 0)
+		return 2;
+	int r = 2;
+	if (!strcmp(m, "paths"))
+		r = do_paths();
+	else if (!strcmp(m, "asleep"))
+		r = do_asleep();
+	else if (!strcmp(m, "stopped"))
+		r = do_stopped();
+	else if (!strcmp(m, "killsend"))
+		r = do_killsend();
+	else if (!strcmp(m, "killrecv"))
+		r = do_killrecv();
+	else
+		fprintf(stderr, "usage: pt_stream MODE (see the source)\n");
+	pvm_exit();
+	return r;
+}
