@@ -91,16 +91,21 @@ struct shmseg_hdr {
 	uint8_t pad2[SHMSEG_LINE - 60];
 	/* line 3: the offer of a part of the copy: the owner copies of_len
 	 * bytes at of_addr in the claimer's memory (pid pr_spid) to offset
-	 * of_off of its buffer (OFFERED); or the whole message, of_len
-	 * bytes, comes through the bounce area (STREAM). */
+	 * of_off of its buffer (OFFERED); or the message, of_len bytes,
+	 * streams through the bounce area (STREAM). */
 	_Atomic uint32_t pr_offer;
 	int32_t of_cpu; /* STREAM: the CPU the claimer runs on */
 	uint64_t of_addr, of_off, of_len;
 	uint8_t pad3[SHMSEG_LINE - 32];
 	/* line 4: written by the claimer only: (generation << 32) | chunks
-	 * of the message it has put in the bounce area so far */
+	 * of the message it has put in the bounce area so far.  Chunk c
+	 * holds the message from c * SHMSEG_BOUNCE_CHUNK if c < st_k0, else
+	 * from st_off + (c - st_k0) * SHMSEG_BOUNCE_CHUNK (the claimer wrote
+	 * what lies between itself). */
 	_Atomic uint64_t st_filled;
-	uint8_t pad4[SHMSEG_LINE - 8];
+	_Atomic uint64_t st_off;
+	_Atomic uint32_t st_k0;
+	uint8_t pad4[SHMSEG_LINE - 20];
 	/* line 5: written by the owner only: ... chunks it has taken out */
 	_Atomic uint64_t st_drained;
 	uint8_t pad5[SHMSEG_LINE - 8];

@@ -44,7 +44,7 @@ inboxes() {
 	prog_ok pt_stream asleep
 }
 
-@test "16 MiB for a receiver stopped in pvm_precv: the sender does not wait for it, the message is whole after SIGCONT" {
+@test "a receiver stopped in pvm_precv, asleep or spinning: the sender writes 16 MiB alone, whole after SIGCONT; one continued during a 64 MiB send takes the rest" {
 	prog_ok pt_stream stopped
 }
 

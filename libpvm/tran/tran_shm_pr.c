@@ -73,15 +73,16 @@ static int pid_gone(pid_t pid)
  * fit or the sender died (the posting is then forgotten). */
 static int take_stream(struct shmseg_hdr *h)
 {
-	uint64_t len = h->of_len, g = (uint64_t)gen << 32, off = 0;
+	uint64_t len = h->of_len, g = (uint64_t)gen << 32;
 	pid_t pid = atomic_load(&h->pr_spid);
 	if (len > post_len)
 		return 0;
 	int64_t alive = lp_shm_now_ns(), yield = alive;
 	alive += ALIVE_NS;
 	yield += YIELD_NS;
-	/* the sender wrote the front itself; chunk 0 says where we start */
-	for (uint64_t c = 0; c == 0 || off < len; c++) {
+	/* chunk c holds the message from c * BOUNCE_CHUNK, or, from chunk
+	 * st_k0 on, from st_off on (the sender wrote what lies between) */
+	for (uint64_t c = 0;; c++) {
 		for (unsigned spin = 1;; spin++) {
 			uint64_t f = atomic_load_explicit(&h->st_filled,
 							  memory_order_acquire);
@@ -105,15 +106,24 @@ static int take_stream(struct shmseg_hdr *h)
 			}
 			__builtin_ia32_pause();
 		}
-		if (c == 0 && (off = h->of_off) > len)
+		uint32_t k0 = atomic_load_explicit(&h->st_k0,
+						   memory_order_relaxed);
+		uint64_t so = atomic_load_explicit(&h->st_off,
+						   memory_order_relaxed);
+		if (c >= k0 && so > len)
 			return 0;
-		size_t n = len - off < BOUNCE_CHUNK ? (size_t)(len - off)
+		uint64_t pos = c < k0 ? c * BOUNCE_CHUNK
+				      : so + (c - k0) * BOUNCE_CHUNK;
+		if (pos > len)
+			return 0;
+		size_t n = len - pos < BOUNCE_CHUNK ? (size_t)(len - pos)
 						     : BOUNCE_CHUNK;
-		memcpy(post_buf + off,
+		memcpy(post_buf + pos,
 		       lp_shm.bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
-		off += n;
 		atomic_store_explicit(&h->st_drained, g | (uint32_t)(c + 1),
 				      memory_order_release);
+		if (pos + n == len)
+			break;
 	}
 	return 1;
 }
@@ -367,9 +377,10 @@ struct seg_at {
 	size_t skip;
 };
 
-/* Moves *at (at the start of m's body) to byte off of it. */
+/* Moves *at to byte off of m's body. */
 static void skip_to(const struct lp_omsg *m, struct seg_at *at, uint64_t off)
 {
+	at->i = 0;
 	while (at->i < m->nseg && off >= m->seg[at->i].len) {
 		off -= m->seg[at->i].len;
 		at->i++;
@@ -418,20 +429,60 @@ static int stream_wait(struct shmseg_hdr *h, uint32_t g, int64_t *alive,
 	return 1;
 }
 
+/* Waits until chunk c of a stream may be filled (the receiver took
+ * chunk c - BOUNCE_N out).  Returns 0, or -1 if the receiver failed or
+ * is gone. */
+static int chunk_room(struct shmseg_hdr *h, uint32_t g, uint64_t c,
+		      int64_t *alive, int64_t *yield)
+{
+	uint64_t gg = (uint64_t)(g >> 8) << 32;
+	for (unsigned spin = 1; c >= BOUNCE_N; spin++) {
+		uint64_t d = atomic_load_explicit(&h->st_drained,
+						  memory_order_acquire);
+		if ((d & GEN_MASK) == gg && (uint32_t)d >= c + 1 - BOUNCE_N)
+			break;
+		if (spin % 256 == 0 && stream_wait(h, g, alive, yield) < 0)
+			return -1;
+		__builtin_ia32_pause();
+	}
+	return 0;
+}
+
+/* Puts the next n bytes of m (from *at) into chunk c of the bounce area
+ * and publishes it. */
+static void fill_chunk(struct shm_peer *sp, struct shmseg_hdr *h, uint32_t g,
+		       const struct lp_omsg *m, struct seg_at *at, uint64_t c,
+		       size_t n)
+{
+	gather(m, at, sp->bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
+	atomic_store_explicit(&h->st_filled,
+			      (uint64_t)(g >> 8) << 32 | (uint32_t)(c + 1),
+			      memory_order_release);
+}
+
+static size_t chunk_len(const struct lp_omsg *m, uint64_t pos)
+{
+	return m->total - pos < BOUNCE_CHUNK ? (size_t)(m->total - pos)
+					     : BOUNCE_CHUNK;
+}
+
 /* Writes m into the posted buffer at addr, with the receiver's help if
- * it comes: we offer it the message (STREAM, and wake it if it sleeps)
- * and write from the front with process_vm_writev, a piece at a time,
- * until it takes the offer; the rest then goes through the bounce area,
- * where we fill chunk after chunk while it copies them out.  Returns 0,
- * or -1 (errno set: the receiver failed or is gone, or our write failed
- * before it came). */
+ * it comes: we offer it the message (STREAM; we wake it if it sleeps).
+ * While an awake receiver takes the offer (a microsecond or so) the
+ * first chunks already go into the bounce area.  If it has not come by
+ * then, we write on from there with process_vm_writev, a piece at a
+ * time, until it does; the rest then goes through the bounce area, where
+ * we fill chunk after chunk while it copies them out.  Returns 0, or -1
+ * (errno set: the receiver failed or is gone, or our write failed before
+ * it came). */
 static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 		  const struct lp_omsg *m, uint32_t g, uint64_t addr, int asleep)
 {
-	uint64_t gg = (uint64_t)(g >> 8) << 32;
 	h->of_len = m->total;
 	h->of_cpu = sched_getcpu();
-	atomic_store_explicit(&h->st_filled, gg, memory_order_relaxed);
+	atomic_store_explicit(&h->st_k0, UINT32_MAX, memory_order_relaxed);
+	atomic_store_explicit(&h->st_filled, (uint64_t)(g >> 8) << 32,
+			      memory_order_relaxed);
 	atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_STREAM,
 			      memory_order_release);
 	if (asleep) {
@@ -442,59 +493,64 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 	}
 	int64_t start = lp_shm_now_ns();
 	int64_t alive = start + ALIVE_NS, yield = start + YIELD_NS;
-	/* an awake receiver takes it at once */
-	for (unsigned spin = 1; !asleep; spin++) {
-		if (atomic_load_explicit(&h->pr_offer, memory_order_relaxed) !=
-		    (g | SHMSEG_OF_STREAM))
-			break;
-		if (spin % 64 == 0 && lp_shm_now_ns() - start >= SHM_TAKE_NS)
-			break;
-		__builtin_ia32_pause();
-	}
-	uint64_t off = 0;
-	int err = 0;
 	uint32_t o = g | SHMSEG_OF_STREAM;
-	while (off < m->total && atomic_load_explicit(&h->pr_offer,
-						      memory_order_acquire) == o) {
-		uint64_t to = m->total - off > SHM_PIECE ? off + SHM_PIECE
-							 : m->total;
-		if (write_range(h->pid, m, addr, off, to) < 0) {
-			err = errno;
-			break;
-		}
-		off = to;
-	}
-	if (atomic_compare_exchange_strong(&h->pr_offer, &o,
-					   g | SHMSEG_OF_SENDER_TAKEN)) {
-		errno = err;
-		return err ? -1 : 0; /* it did not come */
-	}
-	if (err)
-		off = 0; /* it came: it gets all of it from the bounce area */
-	/* the rest, from off, through the bounce area (chunk 0 tells it
-	 * where the rest starts; for no rest, an empty chunk 0) */
-	h->of_off = off;
 	struct seg_at at = {0, 0};
-	skip_to(m, &at, off);
-	for (uint64_t c = 0; c == 0 || off < m->total; c++) {
-		for (unsigned spin = 1; c >= BOUNCE_N; spin++) {
-			uint64_t d = atomic_load_explicit(&h->st_drained,
-							  memory_order_acquire);
-			if ((d & GEN_MASK) == gg &&
-			    (uint32_t)d >= c + 1 - BOUNCE_N)
+	uint64_t c = 0, pos = 0; /* the next chunk, where it starts */
+	int taken = 0;
+	while (!asleep && !taken && pos < m->total && c < BOUNCE_N &&
+	       (c == 0 || lp_shm_now_ns() - start < SHM_TAKE_NS)) {
+		size_t n = chunk_len(m, pos);
+		fill_chunk(sp, h, g, m, &at, c++, n);
+		pos += n;
+		taken = atomic_load_explicit(&h->pr_offer,
+					     memory_order_acquire) != o;
+	}
+	if (!taken) {
+		/* it has not come: we write on ourselves until it does */
+		uint32_t k0 = (uint32_t)c;
+		uint64_t off = pos;
+		int err = 0;
+		atomic_store_explicit(&h->st_k0, k0, memory_order_relaxed);
+		while (!err && off < m->total) {
+			if (atomic_load_explicit(&h->pr_offer,
+						 memory_order_acquire) != o) {
+				taken = 1;
 				break;
-			if (spin % 256 == 0 &&
-			    stream_wait(h, g, &alive, &yield) < 0)
-				goto failed;
-			__builtin_ia32_pause();
+			}
+			uint64_t to = m->total - off > SHM_PIECE
+					      ? off + SHM_PIECE
+					      : m->total;
+			if (write_range(h->pid, m, addr, off, to) < 0)
+				err = errno;
+			else
+				off = to;
 		}
-		size_t n = m->total - off < BOUNCE_CHUNK
-				   ? (size_t)(m->total - off)
-				   : BOUNCE_CHUNK;
-		gather(m, &at, sp->bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
-		off += n;
-		atomic_store_explicit(&h->st_filled, gg | (uint32_t)(c + 1),
-				      memory_order_release);
+		if (!taken && atomic_compare_exchange_strong(
+				      &h->pr_offer, &o, g | SHMSEG_OF_SENDER_TAKEN)) {
+			/* it never came: the first chunks go straight too */
+			if (!err && pos &&
+			    write_range(h->pid, m, addr, 0, pos) < 0)
+				err = errno;
+			errno = err;
+			return err ? -1 : 0;
+		}
+		/* it came: the rest (all of it after the first chunks if our
+		 * write failed) through the bounce area, from chunk k0 on; an
+		 * empty chunk k0 if nothing is left */
+		if (err)
+			off = pos;
+		atomic_store_explicit(&h->st_off, off, memory_order_relaxed);
+		if (off == m->total && pos < m->total)
+			fill_chunk(sp, h, g, m, &at, c, 0);
+		skip_to(m, &at, off);
+		pos = off;
+	}
+	while (pos < m->total) {
+		if (chunk_room(h, g, c, &alive, &yield) < 0)
+			goto failed;
+		size_t n = chunk_len(m, pos);
+		fill_chunk(sp, h, g, m, &at, c++, n);
+		pos += n;
 	}
 	for (unsigned spin = 1;; spin++) {
 		if (atomic_load_explicit(&h->pr_offer, memory_order_acquire) ==

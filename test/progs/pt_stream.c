@@ -8,8 +8,10 @@
  *              waits in pvm_precv, sizes around the bounce area's chunks,
  *              echoed back into our pvm_precv, every byte checked
  *   asleep     16 MiB to a receiver asleep in pvm_precv, both ways
- *   stopped    16 MiB to a receiver stopped (SIGSTOP) in pvm_precv: the
- *              sender writes it alone; it is whole after SIGCONT
+ *   stopped    16 MiB to a receiver stopped (SIGSTOP) in pvm_precv,
+ *              asleep or spinning: the sender writes it alone, it is
+ *              whole after SIGCONT; then 64 MiB to one that a helper
+ *              continues 2 ms into the send: it takes the rest
  *   killsend   a sender dies (SIGALRM) while it streams into our
  *              pvm_precv: we get its exit notify, nothing else, and go on
  *   killrecv   a receiver dies while we stream into its pvm_precv: our
@@ -81,25 +83,38 @@ static int child_pecho(void)
 	return 0;
 }
 
-/* Says ready (with its pid), receives BIG bytes of pattern 7 with
- * pvm_precv and answers with the index of the first wrong byte; then
- * sleeps `arg` ms and sends BIG bytes of pattern 8 back. */
-static int child_check(int nap_ms)
+/* Says ready (with its pid), receives `bytes` of pattern 7 with
+ * pvm_precv and answers with the index of the first wrong byte; then,
+ * if nap_ms, sleeps nap_ms and sends BIG bytes of pattern 8 back.  With
+ * `spin` it waits with PvmPollConstant (never asleep). */
+static int child_check(int nap_ms, int bytes, int spin)
 {
 	int parent = pvm_parent(), pid = (int)getpid();
-	uint8_t *b = xmalloc(BIG);
-	memset(b, 0, BIG);
+	uint8_t *b = xmalloc((size_t)bytes);
+	memset(b, 0, (size_t)bytes);
+	if (spin)
+		pvm_setopt(PvmPollType, PvmPollConstant);
 	pvm_psend(parent, T_READY, &pid, 1, PVM_INT);
 	int len = 0;
-	if (pvm_precv(parent, T_DATA, b, BIG, PVM_BYTE, NULL, NULL, &len) < 0)
+	if (pvm_precv(parent, T_DATA, b, bytes, PVM_BYTE, NULL, NULL, &len) < 0)
 		return 1;
-	int first = len != BIG ? -2 : (int)bad(b, BIG, 7);
+	int first = len != bytes ? -2 : (int)bad(b, (size_t)bytes, 7);
 	pvm_psend(parent, T_RES, &first, 1, PVM_INT);
 	if (nap_ms) {
 		t_msleep(nap_ms);
 		fill(b, BIG, 8);
 		pvm_psend(parent, T_DATA, b, BIG, PVM_BYTE);
 	}
+	pvm_exit();
+	return 0;
+}
+
+/* Says ready, then continues process pid (SIGCONT) after ms. */
+static int child_cont(int pid, int ms)
+{
+	pvm_psend(pvm_parent(), T_READY, NULL, 0, PVM_BYTE);
+	t_msleep(ms);
+	kill(pid, SIGCONT);
 	pvm_exit();
 	return 0;
 }
@@ -187,21 +202,49 @@ static int do_paths(void)
 	return t_done("paths");
 }
 
-static int do_asleep(void)
+/* Spawns child-check for `bytes`, waits for its pid. */
+static int spawn_check(int nap_ms, int bytes, int spin, int *pid)
 {
-	int c = spawn1("child-check", "300"), pid = 0, first = -3, len = 0;
+	char arg[64];
+	snprintf(arg, sizeof arg, "%d,%d,%d", nap_ms, bytes, spin);
+	int c = spawn1("child-check", arg);
 	CHECK(c > 0, "spawn");
 	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
-	pvm_upkint(&pid, 1, 1);
-	/* it sleeps in pvm_precv by now */
-	t_msleep(300);
-	uint8_t *p = xmalloc(BIG);
-	fill(p, BIG, 7);
-	EQ(pvm_psend(c, T_DATA, p, BIG, PVM_BYTE), 0);
+	pvm_upkint(pid, 1, 1);
+	return c;
+}
+
+/* Sends `bytes` of pattern 7 to a child-check. */
+static void send_pattern(int c, int bytes, const char *what)
+{
+	uint8_t *p = xmalloc((size_t)bytes);
+	fill(p, (size_t)bytes, 7);
+	double t0 = t_now();
+	EQ(pvm_psend(c, T_DATA, p, bytes, PVM_BYTE), 0);
+	printf("%d MiB sent to %s in %.1f ms\n", bytes >> 20, what,
+	       (t_now() - t0) * 1e3);
+	free(p);
+}
+
+/* The child-check's answer: every byte right. */
+static void check_answer(int c, const char *what)
+{
+	int first = -3;
 	CHECK(t_recv(c, T_RES, 30) > 0, "its answer");
 	pvm_upkint(&first, 1, 1);
-	EQ(first, -1);
+	CHECK(first == -1, "%s: byte %d differs", what, first);
+}
+
+static int do_asleep(void)
+{
+	int pid = 0, len = 0;
+	int c = spawn_check(300, BIG, 0, &pid);
+	/* it sleeps in pvm_precv by now */
+	t_msleep(300);
+	send_pattern(c, BIG, "a sleeping receiver");
+	check_answer(c, "a sleeping receiver");
 	/* and we sleep in ours while it naps before it sends */
+	uint8_t *p = xmalloc(BIG);
 	memset(p, 0, BIG);
 	EQ(pvm_precv(c, T_DATA, p, BIG, PVM_BYTE, NULL, NULL, &len), 0);
 	EQ(len, BIG);
@@ -211,26 +254,37 @@ static int do_asleep(void)
 	return t_done("asleep");
 }
 
+/* A receiver stopped while it waits in pvm_precv, asleep or spinning: the
+ * sender writes it all alone; then one continued 2 ms into a 64 MiB
+ * message, which takes the rest. */
 static int do_stopped(void)
 {
-	int c = spawn1("child-check", "0"), pid = 0, first = -3;
-	CHECK(c > 0, "spawn");
-	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
-	pvm_upkint(&pid, 1, 1);
-	t_msleep(50); /* it waits in pvm_precv */
-	EQ(kill(pid, SIGSTOP), 0);
-	t_msleep(50);
-	uint8_t *p = xmalloc(BIG);
-	fill(p, BIG, 7);
-	double t0 = t_now();
-	EQ(pvm_psend(c, T_DATA, p, BIG, PVM_BYTE), 0);
-	printf("16 MiB sent to a stopped receiver in %.1f ms\n",
-	       (t_now() - t0) * 1e3);
-	EQ(kill(pid, SIGCONT), 0);
-	CHECK(t_recv(c, T_RES, 30) > 0, "its answer");
-	pvm_upkint(&first, 1, 1);
-	EQ(first, -1);
-	free(p);
+	for (int spin = 0; spin < 2; spin++) {
+		int pid = 0;
+		int c = spawn_check(0, BIG, spin, &pid);
+		t_msleep(50); /* it waits in pvm_precv */
+		EQ(kill(pid, SIGSTOP), 0);
+		t_msleep(50);
+		const char *what = spin ? "a stopped spinning receiver"
+					: "a stopped sleeping receiver";
+		send_pattern(c, BIG, what);
+		EQ(kill(pid, SIGCONT), 0);
+		check_answer(c, what);
+	}
+	for (int spin = 0; spin < 2; spin++) {
+		int pid = 0, big = 64 << 20;
+		int c = spawn_check(0, big, spin, &pid);
+		t_msleep(50);
+		EQ(kill(pid, SIGSTOP), 0);
+		char arg[64];
+		snprintf(arg, sizeof arg, "%d,2", pid);
+		int k = spawn1("child-cont", arg);
+		CHECK(k > 0 && t_recv(k, T_READY, 30) > 0, "helper ready");
+		const char *what = spin ? "a spinning receiver continued 2 ms in"
+					: "a sleeping receiver continued 2 ms in";
+		send_pattern(c, big, what);
+		check_answer(c, what);
+	}
 	return t_done("stopped");
 }
 
@@ -316,8 +370,16 @@ int main(int argc, char **argv)
 	pvm_setopt(PvmAutoErr, 0);
 	if (!strcmp(m, "child-pecho"))
 		return child_pecho();
-	if (!strcmp(m, "child-check"))
-		return child_check(atoi(a));
+	if (!strcmp(m, "child-check")) {
+		int nap = 0, bytes = 0, spin = 0;
+		sscanf(a, "%d,%d,%d", &nap, &bytes, &spin);
+		return child_check(nap, bytes, spin);
+	}
+	if (!strcmp(m, "child-cont")) {
+		int pid = 0, ms = 0;
+		sscanf(a, "%d,%d", &pid, &ms);
+		return child_cont(pid, ms);
+	}
 	if (!strcmp(m, "child-dsend"))
 		return child_dsend(atol(a));
 	if (!strcmp(m, "child-drecv"))
