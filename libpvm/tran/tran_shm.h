@@ -34,10 +34,11 @@ struct shm_out {
 /* How long a large queued message waits for a posted receive before it
  * streams through the ring (docs/shm.md). */
 #define SHM_GRACE_NS 30000
-/* A sender that offers an awake receiver to stream a large message waits
- * this long for it to take the offer before it starts writing the
- * message itself, SHM_PIECE bytes at a time, looking for the receiver
- * again after each piece. */
+/* A sender that offers an awake receiver to stream a large message fills
+ * the first chunks of the bounce area for up to this long while the
+ * receiver takes the offer; if it has not by then, the sender writes on
+ * itself, SHM_PIECE bytes per process_vm_writev, looking for the
+ * receiver again after each piece. */
 #define SHM_TAKE_NS 2000
 #define SHM_PIECE (256u << 10)
 /* ... and the sender waits for that posting before it makes its queue

@@ -13,15 +13,16 @@
  *
  * How the body gets there: from PVM_SHM_STREAM bytes on, the sender
  * offers the receiver the message (pr_offer STREAM; it wakes a receiver
- * that sleeps) and writes it from the front with process_vm_writev, a
- * piece at a time, until the receiver takes the offer (STREAM ->
- * RECV_TAKEN); the rest then streams through the bounce area of the
- * receiver's inbox: the sender fills chunk after chunk there while the
- * receiver copies each out (-> RECV_DONE / RECV_FAILED).  Two copies for
- * that part, but on both cores at once, and the message lands in the
- * receiver's cache.  A receiver that never takes it leaves it all to the
- * sender (STREAM -> SENDER_TAKEN at the end).  Smaller messages the
- * sender writes alone.
+ * that sleeps), and it streams through the bounce area of the receiver's
+ * inbox: the sender fills chunk after chunk there while the receiver,
+ * which took the offer (STREAM -> RECV_TAKEN), copies each out (->
+ * RECV_DONE / RECV_FAILED).  Two copies, but on both cores at once, and
+ * the message lands in the receiver's cache.  An awake receiver takes
+ * the offer while the first chunks are filled; if it has not, the
+ * sender writes on with process_vm_writev, a piece at a time, until it
+ * does, and only the rest streams.  A receiver that never takes it
+ * leaves it all to the sender (STREAM -> SENDER_TAKEN at the end).
+ * Smaller messages the sender writes alone.
  *
  * With streaming off (PVM_SHM_STREAM=0) the sender splits the copy
  * with an awake receiver instead: it offers the upper part (OFFERED),
@@ -137,7 +138,7 @@ static void take_offer(void)
 	if (o == ST(gen, SHMSEG_OF_STREAM)) {
 		/* on the sender's CPU we would only take turns with it: it
 		 * writes the message faster alone */
-		if (sched_getcpu() != h->of_cpu &&
+		if ((h->of_cpu < 0 || sched_getcpu() != h->of_cpu) &&
 		    atomic_compare_exchange_strong(
 			    &h->pr_offer, &o, ST(gen, SHMSEG_OF_RECV_TAKEN))) {
 			int ok = take_stream(h);

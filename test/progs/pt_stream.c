@@ -119,33 +119,22 @@ static int child_cont(int pid, int ms)
 	return 0;
 }
 
-/* Sends HUGE bytes of 0xa5 into the parent's pvm_precv and dies `us`
- * microseconds after it starts. */
-static int child_dsend(long us)
+/* Says ready; then, as the sender, sends HUGE bytes of 0xa5 into the
+ * parent's pvm_precv once it says go, or else waits in pvm_precv for
+ * HUGE bytes; and dies `us` microseconds into that. */
+static int child_die(int sender, long us)
 {
 	int parent = pvm_parent();
 	uint8_t *p = xmalloc(HUGE);
-	memset(p, 0xa5, HUGE);
+	memset(p, sender ? 0xa5 : 0, HUGE);
 	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
-	int b = pvm_recv(parent, T_GO);
-	if (b < 0)
+	if (sender && pvm_recv(parent, T_GO) < 0)
 		return 1;
 	die_in(us);
-	pvm_psend(parent, T_DATA, p, HUGE, PVM_BYTE);
-	pause();
-	return 0;
-}
-
-/* Waits in pvm_precv for HUGE bytes and dies `us` microseconds after it
- * posted. */
-static int child_drecv(long us)
-{
-	int parent = pvm_parent();
-	uint8_t *p = xmalloc(HUGE);
-	memset(p, 0, HUGE);
-	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
-	die_in(us);
-	pvm_precv(parent, T_DATA, p, HUGE, PVM_BYTE, NULL, NULL, NULL);
+	if (sender)
+		pvm_psend(parent, T_DATA, p, HUGE, PVM_BYTE);
+	else
+		pvm_precv(parent, T_DATA, p, HUGE, PVM_BYTE, NULL, NULL, NULL);
 	pause();
 	return 0;
 }
@@ -380,10 +369,8 @@ int main(int argc, char **argv)
 		sscanf(a, "%d,%d", &pid, &ms);
 		return child_cont(pid, ms);
 	}
-	if (!strcmp(m, "child-dsend"))
-		return child_dsend(atol(a));
-	if (!strcmp(m, "child-drecv"))
-		return child_drecv(atol(a));
+	if (!strcmp(m, "child-dsend") || !strcmp(m, "child-drecv"))
+		return child_die(!strcmp(m, "child-dsend"), atol(a));
 	if (pvm_mytid() < 0)
 		return 2;
 	int r = 2;
