@@ -56,6 +56,10 @@ inboxes() {
 	prog_ok pt_stream killrecv
 }
 
+@test "a sender stopped for a second while it streams into our pvm_precv: we wait without burning a core, the message is whole" {
+	prog_ok pt_stream stall
+}
+
 @test "a task under valgrind sees a message copied straight into its pvm_precv buffer as initialised" {
 	command -v valgrind >/dev/null || skip "valgrind is not installed"
 	grep -q '^#define HAVE_VALGRIND_MEMCHECK_H 1' "$B/config.h" ||

@@ -38,6 +38,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lpvm.h"
@@ -59,14 +60,51 @@ size_t lp_shm_stream_min = 32768;
 #define BOUNCE_CHUNK SHMSEG_BOUNCE_CHUNK
 #define BOUNCE_N SHMSEG_BOUNCE_N
 #define GEN_MASK 0xffffffff00000000ULL
-/* a side that waits for the other in a stream checks that it lives this
- * often, and gives its core away this often (more tasks than cores) */
+#define WAIT_SPINS 256 /* spins of a wait between looks at the clock */
+/* A side of a stream that waits for the other checks that it lives
+ * every ALIVE_NS and gives its core away every YIELD_NS (more tasks than
+ * cores); after NAP_AFTER_NS without progress it naps NAP_NS at a time
+ * instead of spinning (a stopped peer must not cost it a core). */
 #define ALIVE_NS 10000000
 #define YIELD_NS 50000
+#define NAP_AFTER_NS 10000000
+#define NAP_NS 1000000
 
 static int pid_gone(pid_t pid)
 {
 	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+}
+
+struct peer_wait {
+	int64_t since; /* when this wait began */
+	int64_t alive; /* next look at the peer */
+	int64_t yield; /* next sched_yield */
+};
+
+/* Called every so many spins of a wait for the peer (process pid);
+ * spins is how many so far.  Returns -1 if the peer is gone. */
+static int wait_tick(struct peer_wait *w, unsigned spins, pid_t pid)
+{
+	int64_t now = lp_shm_now_ns();
+	if (spins == WAIT_SPINS) { /* the first tick of this wait */
+		w->since = now;
+		w->alive = now + ALIVE_NS;
+		w->yield = now + YIELD_NS;
+		return 0;
+	}
+	if (now - w->since >= NAP_AFTER_NS) {
+		struct timespec ts = {0, NAP_NS};
+		nanosleep(&ts, NULL);
+	} else if (now >= w->yield) {
+		sched_yield();
+		w->yield = now + YIELD_NS;
+	}
+	if (now >= w->alive) {
+		if (pid_gone(pid))
+			return -1;
+		w->alive = now + ALIVE_NS;
+	}
+	return 0;
 }
 
 /* The receiver took a stream offer: copies each chunk out of the bounce
@@ -78,9 +116,7 @@ static int take_stream(struct shmseg_hdr *h)
 	pid_t pid = atomic_load(&h->pr_spid);
 	if (len > post_len)
 		return 0;
-	int64_t alive = lp_shm_now_ns(), yield = alive;
-	alive += ALIVE_NS;
-	yield += YIELD_NS;
+	struct peer_wait w;
 	/* chunk c holds the message from c * BOUNCE_CHUNK, or, from chunk
 	 * st_k0 on, from st_off on (the sender wrote what lies between) */
 	for (uint64_t c = 0;; c++) {
@@ -89,21 +125,12 @@ static int take_stream(struct shmseg_hdr *h)
 							  memory_order_acquire);
 			if ((f & GEN_MASK) == g && (uint32_t)f > c)
 				break;
-			if (spin % 256 == 0) {
-				int64_t now = lp_shm_now_ns();
-				if (now >= yield) {
-					sched_yield();
-					yield = now + YIELD_NS;
-				}
-				if (now >= alive) {
-					if (pid_gone(pid)) {
-						atomic_store(&h->pr_state,
-							     ST(gen, SHMSEG_PR_IDLE));
-						posted = 0;
-						return 0;
-					}
-					alive = now + ALIVE_NS;
-				}
+			if (spin % WAIT_SPINS == 0 &&
+			    wait_tick(&w, spin, pid) < 0) {
+				atomic_store(&h->pr_state,
+					     ST(gen, SHMSEG_PR_IDLE));
+				posted = 0;
+				return 0;
 			}
 			__builtin_ia32_pause();
 		}
@@ -409,32 +436,22 @@ static void gather(const struct lp_omsg *m, struct seg_at *at, uint8_t *dst,
 	}
 }
 
-/* A streaming sender waits for the receiver, which took the offer.
- * Returns 1 to wait on, -1 if it failed or is gone. */
-static int stream_wait(struct shmseg_hdr *h, uint32_t g, int64_t *alive,
-		       int64_t *yield)
+/* A streaming sender waits for the receiver, which took the offer
+ * (wait_tick).  Returns 0 to wait on, -1 if it failed or is gone. */
+static int stream_wait(struct shmseg_hdr *h, uint32_t g, struct peer_wait *w,
+		       unsigned spins)
 {
 	uint32_t o = atomic_load_explicit(&h->pr_offer, memory_order_acquire);
 	if (o == (g | SHMSEG_OF_RECV_FAILED) || atomic_load(&h->dead))
 		return -1;
-	int64_t now = lp_shm_now_ns();
-	if (now >= *yield) {
-		sched_yield();
-		*yield = now + YIELD_NS;
-	}
-	if (now >= *alive) {
-		if (pid_gone(h->pid))
-			return -1;
-		*alive = now + ALIVE_NS;
-	}
-	return 1;
+	return wait_tick(w, spins, h->pid);
 }
 
 /* Waits until chunk c of a stream may be filled (the receiver took
  * chunk c - BOUNCE_N out).  Returns 0, or -1 if the receiver failed or
  * is gone. */
 static int chunk_room(struct shmseg_hdr *h, uint32_t g, uint64_t c,
-		      int64_t *alive, int64_t *yield)
+		      struct peer_wait *w)
 {
 	uint64_t gg = (uint64_t)(g >> 8) << 32;
 	for (unsigned spin = 1; c >= BOUNCE_N; spin++) {
@@ -442,7 +459,7 @@ static int chunk_room(struct shmseg_hdr *h, uint32_t g, uint64_t c,
 						  memory_order_acquire);
 		if ((d & GEN_MASK) == gg && (uint32_t)d >= c + 1 - BOUNCE_N)
 			break;
-		if (spin % 256 == 0 && stream_wait(h, g, alive, yield) < 0)
+		if (spin % WAIT_SPINS == 0 && stream_wait(h, g, w, spin) < 0)
 			return -1;
 		__builtin_ia32_pause();
 	}
@@ -493,7 +510,7 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 		}
 	}
 	int64_t start = lp_shm_now_ns();
-	int64_t alive = start + ALIVE_NS, yield = start + YIELD_NS;
+	struct peer_wait w;
 	uint32_t o = g | SHMSEG_OF_STREAM;
 	struct seg_at at = {0, 0};
 	uint64_t c = 0, pos = 0; /* the next chunk, where it starts */
@@ -547,7 +564,7 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 		pos = off;
 	}
 	while (pos < m->total) {
-		if (chunk_room(h, g, c, &alive, &yield) < 0)
+		if (chunk_room(h, g, c, &w) < 0)
 			goto failed;
 		size_t n = chunk_len(m, pos);
 		fill_chunk(sp, h, g, m, &at, c++, n);
@@ -557,7 +574,7 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 		if (atomic_load_explicit(&h->pr_offer, memory_order_acquire) ==
 		    (g | SHMSEG_OF_RECV_DONE))
 			return 0;
-		if (spin % 256 == 0 && stream_wait(h, g, &alive, &yield) < 0)
+		if (spin % WAIT_SPINS == 0 && stream_wait(h, g, &w, spin) < 0)
 			break;
 		__builtin_ia32_pause();
 	}

@@ -16,10 +16,13 @@
  *              pvm_precv: we get its exit notify, nothing else, and go on
  *   killrecv   a receiver dies while we stream into its pvm_precv: our
  *              pvm_psend returns, the exit notify comes, we go on
+ *   stall      a sender stopped for a second while it streams into our
+ *              pvm_precv: we wait without burning a core
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -60,6 +63,40 @@ static void die_in(long us)
 {
 	struct itimerval it = {{0, 0}, {us / 1000000, us % 1000000}};
 	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Forks, before we touch much memory (a fork would make it copy on
+ * write, and every page a sender writes into it would then be copied), a
+ * process that stops us (SIGSTOP) `after_ms` after we write to the
+ * returned pipe, and continues us `hold_ms` later. */
+static int stop_watcher(int after_ms, int hold_ms)
+{
+	int fd[2];
+	pid_t me = getpid();
+	if (pipe(fd) < 0)
+		return -1;
+	if (fork() == 0) {
+		char x;
+		close(fd[1]);
+		if (read(fd[0], &x, 1) == 1) {
+			t_msleep(after_ms);
+			kill(me, SIGSTOP);
+			t_msleep(hold_ms);
+			kill(me, SIGCONT);
+		}
+		_exit(0);
+	}
+	close(fd[0]);
+	return fd[1];
+}
+
+/* CPU seconds this process has used. */
+static double cpu_now(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 /* ---- children ---- */
@@ -136,6 +173,23 @@ static int child_die(int sender, long us)
 	else
 		pvm_precv(parent, T_DATA, p, HUGE, PVM_BYTE, NULL, NULL, NULL);
 	pause();
+	return 0;
+}
+
+/* Sends HUGE bytes of 0xa5 into the parent's pvm_precv after its go,
+ * and is stopped for STALL_MS STALL_AT_MS into that. */
+#define STALL_AT_MS 3
+#define STALL_MS 1000
+static int child_stall(void)
+{
+	int parent = pvm_parent(), go = stop_watcher(STALL_AT_MS, STALL_MS);
+	uint8_t *p = xmalloc(HUGE);
+	memset(p, 0xa5, HUGE);
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	if (pvm_recv(parent, T_GO) < 0 || write(go, "x", 1) != 1)
+		return 1;
+	pvm_psend(parent, T_DATA, p, HUGE, PVM_BYTE);
+	pvm_exit();
 	return 0;
 }
 
@@ -352,6 +406,31 @@ static int do_killrecv(void)
 	return t_done("killrecv");
 }
 
+/* A sender stopped for STALL_MS while it streams into our pvm_precv: we
+ * wait without burning our core, and the message is whole. */
+static int do_stall(void)
+{
+	uint8_t *b = xmalloc(HUGE);
+	memset(b, 0, HUGE);
+	int c = spawn1("child-stall", NULL);
+	CHECK(c > 0 && t_recv(c, T_READY, 30) > 0, "child ready");
+	double t0 = t_now(), cpu0 = cpu_now();
+	pvm_initsend(PvmDataRaw);
+	EQ(pvm_send(c, T_GO), 0);
+	EQ(pvm_precv(c, T_DATA, b, HUGE, PVM_BYTE, NULL, NULL, NULL), 0);
+	double wall = t_now() - t0, cpu = cpu_now() - cpu0;
+	printf("sender stopped: we waited %.0f ms using %.0f ms of CPU\n",
+	       wall * 1e3, cpu * 1e3);
+	CHECK(b[0] == 0xa5 && b[HUGE / 2] == 0xa5 && b[HUGE - 1] == 0xa5,
+	      "whole after the stall");
+	/* the stop came in the middle of the stream */
+	CHECK(wall >= STALL_MS * 0.9e-3, "stopped midway: %.2f s", wall);
+	CHECK(cpu < wall / 2, "a core burnt while the sender was stopped: "
+	      "%.2f s of %.2f s", cpu, wall);
+	free(b);
+	return t_done("stall");
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -369,6 +448,8 @@ int main(int argc, char **argv)
 		sscanf(a, "%d,%d", &pid, &ms);
 		return child_cont(pid, ms);
 	}
+	if (!strcmp(m, "child-stall"))
+		return child_stall();
 	if (!strcmp(m, "child-dsend") || !strcmp(m, "child-drecv"))
 		return child_die(!strcmp(m, "child-dsend"), atol(a));
 	if (pvm_mytid() < 0)
@@ -384,6 +465,8 @@ int main(int argc, char **argv)
 		r = do_killsend();
 	else if (!strcmp(m, "killrecv"))
 		r = do_killrecv();
+	else if (!strcmp(m, "stall"))
+		r = do_stall();
 	else
 		fprintf(stderr, "usage: pt_stream MODE (see the source)\n");
 	pvm_exit();
