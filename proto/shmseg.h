@@ -71,7 +71,7 @@ struct shmseg_hdr {
 	uint64_t slot_off; /* offset of slot[0] */
 	uint64_t ring_off; /* offset of ring 0 */
 	uint64_t size;     /* bytes in the object */
-	uint64_t bounce_off; /* offset of the bounce area */
+	uint8_t pad0[SHMSEG_LINE - 56]; /* the bounce area follows the rings */
 	/* line 1: flags read by senders */
 	_Atomic int32_t dead;     /* set by the pvmd when the owner is gone */
 	_Atomic int32_t sleeping; /* the owner may block: wake it */

@@ -121,15 +121,11 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 			tp = &left;
 		}
 		looked = 1;
-		if (t && !userf) {
-			*t = (struct lp_precv_target){
-				.active = 1, .copy = 1, .tid = tid, .tag = tag,
-				.ctx = lp.ctx, .buf = t->buf, .room = t->room};
-			lp_ptarget = *t;
-		} else if (!userf) {
+		if (!userf)
 			lp_ptarget = (struct lp_precv_target){
-				.active = 1, .tid = tid, .tag = tag, .ctx = lp.ctx};
-		}
+				.active = 1, .copy = t != NULL, .tid = tid,
+				.tag = tag, .ctx = lp.ctx,
+				.buf = t ? t->buf : NULL, .room = t ? t->room : 0};
 		int pr = lp_progress(tp);
 		if (t && !userf)
 			*t = lp_ptarget;

@@ -117,7 +117,6 @@ static int make_inbox(void)
 	h->slot_off = slot_off;
 	h->ring_off = ring_off;
 	h->size = size;
-	h->bounce_off = bounce_off;
 	/* the magic last: a peer that sees it sees the rest */
 	atomic_thread_fence(memory_order_release);
 	h->magic = SHMSEG_MAGIC;

@@ -70,9 +70,18 @@ size_t lp_shm_stream_min = 32768;
 #define NAP_AFTER_NS 10000000
 #define NAP_NS 1000000
 
+/* Whether process pid has exited (pid <= 0: not known yet, so no). */
 static int pid_gone(pid_t pid)
 {
-	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The receiver ends its posting without a message (the sender that
+ * claimed it died: the buffer may hold part of a message). */
+static void forget(void)
+{
+	atomic_store(&lp_shm.hdr->pr_state, ST(gen, SHMSEG_PR_IDLE));
+	posted = 0;
 }
 
 struct peer_wait {
@@ -127,9 +136,7 @@ static int take_stream(struct shmseg_hdr *h)
 				break;
 			if (spin % WAIT_SPINS == 0 &&
 			    wait_tick(&w, spin, pid) < 0) {
-				atomic_store(&h->pr_state,
-					     ST(gen, SHMSEG_PR_IDLE));
-				posted = 0;
+				forget();
 				return 0;
 			}
 			__builtin_ia32_pause();
@@ -261,8 +268,8 @@ int lp_shm_withdraw(void)
 	if (!posted)
 		return 1;
 	struct shmseg_hdr *h = lp_shm.hdr;
-	int64_t next = lp_shm_now_ns() + 100000000;
-	for (;;) {
+	struct peer_wait w;
+	for (unsigned spin = 1;; spin++) {
 		uint32_t s = atomic_load_explicit(&h->pr_state,
 						  memory_order_acquire);
 		if (STATE(s) == SHMSEG_PR_POSTED) {
@@ -281,16 +288,10 @@ int lp_shm_withdraw(void)
 		/* claimed: the copy is under way; wait for it (a sender
 		 * that dies meanwhile leaves our buffer half written:
 		 * forget the posting) */
-		int64_t now = lp_shm_now_ns();
-		if (now >= next) {
-			int pid = atomic_load(&h->pr_spid);
-			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
-				atomic_store(&h->pr_state,
-					     ST(gen, SHMSEG_PR_IDLE));
-				posted = 0;
-				return 1;
-			}
-			next = now + 100000000;
+		if (spin % WAIT_SPINS == 0 &&
+		    wait_tick(&w, spin, atomic_load(&h->pr_spid)) < 0) {
+			forget();
+			return 1;
 		}
 		__builtin_ia32_pause();
 	}
@@ -298,106 +299,6 @@ int lp_shm_withdraw(void)
 }
 
 /* ---- the sender's side ---- */
-
-/* Writes bytes [from, to) of m's body to addr + from in process pid,
- * 64 segments at a time.  Returns 0, or -1 (errno set). */
-static int write_range(pid_t pid, const struct lp_omsg *m, uint64_t addr,
-		       uint64_t from, uint64_t to)
-{
-	int i = 0;
-	uint64_t pos = 0;
-	while (i < m->nseg && pos + m->seg[i].len <= from)
-		pos += m->seg[i++].len;
-	size_t skip = (size_t)(from - pos);
-	uint64_t done = from;
-	while (done < to) {
-		struct iovec lv[64];
-		int n = 0;
-		uint64_t chunk = 0;
-		for (int k = i; k < m->nseg && n < 64 && done + chunk < to;
-		     k++) {
-			size_t off = k == i ? skip : 0;
-			uint64_t len = m->seg[k].len - off;
-			if (len == 0)
-				continue;
-			if (len > to - done - chunk)
-				len = to - done - chunk;
-			lv[n].iov_base = (char *)m->seg[k].p + off;
-			lv[n].iov_len = (size_t)len;
-			chunk += len;
-			n++;
-		}
-		struct iovec rv = {(void *)(uintptr_t)(addr + done),
-				   (size_t)chunk};
-		ssize_t r = n ? process_vm_writev(pid, lv, (unsigned long)n,
-						  &rv, 1, 0)
-			      : 0;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EFAULT;
-			return -1;
-		}
-		done += (uint64_t)r;
-		/* advance (i, skip) by r bytes */
-		uint64_t left = (uint64_t)r;
-		while (left && i < m->nseg) {
-			size_t avail = m->seg[i].len - skip;
-			if (left < avail) {
-				skip += (size_t)left;
-				left = 0;
-			} else {
-				left -= avail;
-				i++;
-				skip = 0;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Where m's body is split: the upper part, which the receiver may copy
- * itself, is the tail of the last segment from a page boundary near the
- * middle.  0: no split. */
-static uint64_t split_at(const struct lp_omsg *m, const char **upper)
-{
-	int k = m->nseg - 1;
-	while (k >= 0 && m->seg[k].len == 0)
-		k--;
-	if (m->total < lp_shm_split_min || k < 0)
-		return 0;
-	uint64_t start = m->total - m->seg[k].len;
-	uint64_t at = (m->total / 2) & ~(uint64_t)4095;
-	if (at < start)
-		at = start;
-	if (at == 0 || m->total - at < lp_shm_split_min / 4)
-		return 0;
-	*upper = (const char *)m->seg[k].p + (at - start);
-	return at;
-}
-
-/* The receiver took our offer: wait until it has copied its part (it is
- * running: it took it a moment ago).  Returns its answer, or
- * RECV_FAILED if it is gone. */
-static uint32_t offer_wait(struct shmseg_hdr *h, uint32_t g)
-{
-	int64_t next = lp_shm_now_ns() + 100000000;
-	for (;;) {
-		uint32_t o = atomic_load_explicit(&h->pr_offer,
-						  memory_order_acquire);
-		if (o != (g | SHMSEG_OF_RECV_TAKEN))
-			return o == (g | SHMSEG_OF_RECV_DONE)
-				       ? SHMSEG_OF_RECV_DONE
-				       : SHMSEG_OF_RECV_FAILED;
-		int64_t now = lp_shm_now_ns();
-		if (now >= next) {
-			if (atomic_load(&h->dead) ||
-			    (kill(h->pid, 0) < 0 && errno == ESRCH))
-				return SHMSEG_OF_RECV_FAILED;
-			next = now + 100000000;
-		}
-		__builtin_ia32_pause();
-	}
-}
 
 /* Where the next bytes of a message's body are. */
 struct seg_at {
@@ -433,6 +334,86 @@ static void gather(const struct lp_omsg *m, struct seg_at *at, uint8_t *dst,
 			at->i++;
 			at->skip = 0;
 		}
+	}
+}
+
+/* Writes bytes [from, to) of m's body to addr + from in process pid,
+ * 64 segments at a time.  Returns 0, or -1 (errno set). */
+static int write_range(pid_t pid, const struct lp_omsg *m, uint64_t addr,
+		       uint64_t from, uint64_t to)
+{
+	struct seg_at at;
+	uint64_t done = from;
+	while (done < to) {
+		struct iovec lv[64];
+		int n = 0;
+		uint64_t chunk = 0;
+		skip_to(m, &at, done);
+		for (int k = at.i; k < m->nseg && n < 64 && done + chunk < to;
+		     k++) {
+			size_t off = k == at.i ? at.skip : 0;
+			uint64_t len = m->seg[k].len - off;
+			if (len == 0)
+				continue;
+			if (len > to - done - chunk)
+				len = to - done - chunk;
+			lv[n].iov_base = (char *)m->seg[k].p + off;
+			lv[n].iov_len = (size_t)len;
+			chunk += len;
+			n++;
+		}
+		struct iovec rv = {(void *)(uintptr_t)(addr + done),
+				   (size_t)chunk};
+		ssize_t r = n ? process_vm_writev(pid, lv, (unsigned long)n,
+						  &rv, 1, 0)
+			      : 0;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EFAULT;
+			return -1;
+		}
+		done += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Where m's body is split: the upper part, which the receiver may copy
+ * itself, is the tail of the last segment from a page boundary near the
+ * middle.  0: no split. */
+static uint64_t split_at(const struct lp_omsg *m, const char **upper)
+{
+	int k = m->nseg - 1;
+	while (k >= 0 && m->seg[k].len == 0)
+		k--;
+	if (m->total < lp_shm_split_min || k < 0)
+		return 0;
+	uint64_t start = m->total - m->seg[k].len;
+	uint64_t at = (m->total / 2) & ~(uint64_t)4095;
+	if (at < start)
+		at = start;
+	if (at == 0 || m->total - at < lp_shm_split_min / 4)
+		return 0;
+	*upper = (const char *)m->seg[k].p + (at - start);
+	return at;
+}
+
+/* The receiver took our offer: wait until it has copied its part (it is
+ * running: it took it a moment ago).  Returns its answer, or
+ * RECV_FAILED if it is gone. */
+static uint32_t offer_wait(struct shmseg_hdr *h, uint32_t g)
+{
+	struct peer_wait w;
+	for (unsigned spin = 1;; spin++) {
+		uint32_t o = atomic_load_explicit(&h->pr_offer,
+						  memory_order_acquire);
+		if (o != (g | SHMSEG_OF_RECV_TAKEN))
+			return o == (g | SHMSEG_OF_RECV_DONE)
+				       ? SHMSEG_OF_RECV_DONE
+				       : SHMSEG_OF_RECV_FAILED;
+		if (spin % WAIT_SPINS == 0 &&
+		    (atomic_load(&h->dead) || wait_tick(&w, spin, h->pid) < 0))
+			return SHMSEG_OF_RECV_FAILED;
+		__builtin_ia32_pause();
 	}
 }
 
