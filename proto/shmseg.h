@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 5
+#define SHMSEG_VERSION 6
 #define SHMSEG_LINE 64
 #define SHMSEG_MAXSLOT 1024
 
@@ -37,7 +37,13 @@
  * these bits (docs/shm.md, "Leaving in the middle of a message"). */
 #define SHMSEG_STREAMING (1ULL << 32)
 #define SHMSEG_ABANDONED (1ULL << 33)
-#define SHMSEG_READING (1ULL << 34)   /* the owner copies a REF's body */
+#define SHMSEG_READING (1ULL << 34)   /* the owner copies a REF's body,
+					* or the rest of a stream */
+/* A stream the owner may pull (slot->pull_addr set): the bytes the sender
+ * has taken for records so far, from this bit on (docs/shm.md, "Pulling
+ * the rest of a stream").  Such streams are below SHMSEG_PULL_MAX bytes. */
+#define SHMSEG_OFF_SHIFT 35
+#define SHMSEG_PULL_MAX ((1ULL << (64 - SHMSEG_OFF_SHIFT)) - 1)
 /* `ref_ack`: the owner's answer to a REF record */
 #define SHMSEG_REF_DONE (1ULL << 32)
 #define SHMSEG_REF_FAIL (1ULL << 33)
@@ -121,9 +127,14 @@ struct shmseg_slot {
 	_Atomic int32_t closed;     /* the sender left: free once drained */
 	_Atomic int32_t want_space; /* the sender sleeps with data queued */
 	_Atomic uint32_t delivered; /* last seq the owner took from this slot */
-	_Atomic uint64_t inflight;  /* seq | STREAMING / ABANDONED, or 0 */
-	_Atomic uint64_t ref_ack;   /* seq | REF_DONE / REF_FAIL (REF records) */
-	uint8_t pad0[SHMSEG_LINE - 40];
+	_Atomic uint64_t inflight;  /* seq | STREAMING / ABANDONED /
+				     * READING [| offset], or 0 */
+	_Atomic uint64_t ref_ack;   /* seq | REF_DONE / REF_FAIL (REF records,
+				     * pulled streams) */
+	_Atomic uint64_t pull_addr; /* set before a START: where the stream's
+				     * body is in the sender's memory; 0: the
+				     * owner may not pull it */
+	uint8_t pad0[SHMSEG_LINE - 48];
 	/* line 1: written by the sender only */
 	_Atomic uint64_t head;
 	uint8_t pad1[SHMSEG_LINE - 8];

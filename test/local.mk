@@ -4,8 +4,9 @@
 test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_order test/progs/pt_out test/progs/mtile_driver \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
-	test/progs/pt_shm test/progs/pt_stream test/progs/pt_hosts \
-	test/progs/pt_tcp test/progs/pt_mh test/progs/pt_hoster
+	test/progs/pt_shm test/progs/pt_stream test/progs/pt_pull \
+	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
+	test/progs/pt_hoster
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -49,6 +50,11 @@ test_progs_pt_stream_SOURCES = test/progs/pt_stream.c test/progs/tcommon.h \
 	test/progs/tpattern.h
 test_progs_pt_stream_LDADD = libpvm/libpvm3.la
 test_progs_pt_stream_LDFLAGS = $(test_progs_ldflags)
+# pt_pull: streams the receiver may pull the rest of (shm.bats).
+test_progs_pt_pull_SOURCES = test/progs/pt_pull.c test/progs/tcommon.h \
+	test/progs/tpattern.h
+test_progs_pt_pull_LDADD = libpvm/libpvm3.la
+test_progs_pt_pull_LDFLAGS = $(test_progs_ldflags)
 # pt_hosts: add/delete hosts, hostsync, archcode, config (hosts-api.bats).
 test_progs_pt_hosts_SOURCES = test/progs/pt_hosts.c test/progs/tcommon.h
 test_progs_pt_hosts_LDADD = libpvm/libpvm3.la

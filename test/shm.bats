@@ -100,6 +100,23 @@ inboxes() {
 	wait_until 5 eval '[ -z "$(inboxes)" ]' || { inboxes; false; }
 }
 
+@test "a sender that stops pushing a stream (busy outside PVM): the receiver pulls the rest at once, for Raw, Default and psend" {
+	prog_ok pt_pull stalled
+}
+
+@test "streams pushed and pulled in turn: 300 messages with random pauses on both sides arrive in order, every byte checked" {
+	TMO=120 prog_ok pt_pull churn
+}
+
+@test "a sender killed while it streams or while we pull from it: only whole messages, the exit notify, the VM goes on" {
+	prog_ok pt_pull killsend
+	wait_until 5 eval '[ -z "$(inboxes)" ]' || { inboxes; false; }
+}
+
+@test "senders that call pvm_exit right after a 3 MiB send, while we receive or sleep: each message arrives once, whole" {
+	prog_ok pt_pull exit
+}
+
 @test "a receiver killed mid-stream: the sender gets its exit notify, sends still succeed" {
 	prog_ok pt_shm killrecv
 }

@@ -150,6 +150,9 @@ static int shm_init(void)
 		lp_shm_stream_min = SIZE_MAX;
 	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0,
 				   SIZE_MAX);
+	lp_shm_ref_min = env_num("PVM_SHM_REF", 8u << 20, 0, SIZE_MAX);
+	if (lp_shm_ref_min == 0)
+		lp_shm_ref_min = SIZE_MAX;
 	if (lp_shm_split_min == 0)
 		lp_shm_split_min = SIZE_MAX;
 	lp_shm_test_nap_us = (unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0,
@@ -403,9 +406,12 @@ int lp_shm_sleep_begin(int64_t *cap_ns)
 							   : 100000000;
 		}
 	}
-	int took;
-	if (lp_shm_rx_check(&took))
-		*cap_ns = 100000000; /* a sender may have died mid-message */
+	/* a message half here: its sender may not go on with it (we pull
+	 * it then), or it may have died */
+	int took, partial = lp_shm_rx_check(&took);
+	int64_t look = partial == 2 ? SHM_PULL_NS : partial ? 100000000 : -1;
+	if (look >= 0 && (*cap_ns < 0 || *cap_ns > look))
+		*cap_ns = look;
 	int n = lp_shm_poll() + took;
 	if (n > 0) {
 		lp_shm_sleep_end();

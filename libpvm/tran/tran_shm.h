@@ -26,7 +26,10 @@ struct shm_out {
 				* our copy */
 	uint64_t sent;         /* bytes of data already in the ring */
 	int started;           /* a START (or REF) record went out */
-	int lent;              /* a REF went out: the receiver reads data */
+	int lent;              /* a REF went out, or the receiver took the
+				* rest of a stream: it reads data */
+	int pull;              /* the receiver may take the rest of this
+				* stream (slot->pull_addr) */
 	int64_t grace_ns;      /* a large one waits until then for the
 				* receiver to post its pvm_precv buffer */
 };
@@ -50,6 +53,10 @@ struct shm_out {
  * buffers"): measured faster from 1 MiB on, slower below 512 KiB when
  * the VM's cores are far apart. */
 #define SHM_LEND_MIN (1u << 20)
+/* A receiver that waits this long for the next record of a stream it may
+ * pull copies the rest from the sender's memory itself (docs/shm.md,
+ * "Pulling the rest of a stream"). */
+#define SHM_PULL_NS 50000
 
 enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 
@@ -158,6 +165,12 @@ extern size_t lp_shm_direct_min;
  * lp_shm_split_min bytes on (PVM_SHM_SPLIT, 0: never) */
 extern size_t lp_shm_stream_min;
 extern size_t lp_shm_split_min;
+/* A queued message of more than half a ring (and at least
+ * lp_shm_direct_min bytes) streams through the ring, and the receiver
+ * may pull the rest if the sender stops pushing; from lp_shm_ref_min
+ * bytes on (PVM_SHM_REF, 0: never) it goes by reference at once: the
+ * receiver copies it all from the sender's memory. */
+extern size_t lp_shm_ref_min;
 /* Tests only (PVM_SHM_TEST_NAP, microseconds): a pause between the last
  * look at the rings and the look before sleeping, the window in which a
  * sender can publish and die (test/shm.bats). */

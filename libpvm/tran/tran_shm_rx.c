@@ -30,6 +30,12 @@ struct shm_in {
 	struct lp_buf *part; /* message being assembled */
 	uint64_t got, total;
 	uint32_t pseq;
+	int32_t ptag, pctx, penc; /* of part (from its START record) */
+	uint64_t pull_addr;  /* of part in the sender's memory: we may pull
+			      * the rest (0: we may not) */
+	int64_t stalled;     /* since when no record came for part (0: one
+			      * came since the last look at the clock) */
+	unsigned polls;      /* looks at the ring while part stalls */
 	int skipping;        /* dropping a message we had no memory for */
 	int broken;          /* the sender wrote nonsense: ignore it */
 	struct lp_peer *peer; /* the sender's entry (its rseq) */
@@ -55,6 +61,7 @@ static void drop_part(struct shm_in *in)
 	in->part = NULL;
 	in->skipping = 0;
 	in->got = in->total = 0;
+	in->pull_addr = 0;
 }
 
 void lp_shm_rx_fini(void)
@@ -222,6 +229,91 @@ static void take_ref(struct shmseg_slot *s, struct shm_in *in,
 				      memory_order_release);
 }
 
+/* The streamed message in in->part is whole: hands it on, or drops it
+ * if its sender abandoned it (!mine: it comes by the pvmd).  r holds the
+ * fields of its START record. */
+static void finish_part(struct shmseg_slot *s, struct shm_in *in,
+			struct shmseg_rec *r, int mine)
+{
+	struct lp_buf *b = in->part;
+	in->part = NULL;
+	in->skipping = 0;
+	in->pull_addr = 0;
+	if (b && mine) {
+		b->len = (size_t)in->total;
+		r->seq = in->pseq;
+		deliver(in, b, r);
+		if (in->peer)
+			atomic_store_explicit(&s->delivered, in->peer->rseq,
+					      memory_order_release);
+	} else if (b) {
+		lp_buf_free(b);
+	}
+}
+
+/* in->part waits for its next record.  A sender that stops streaming
+ * (it computes, outside PVM) for SHM_PULL_NS gets the rest copied from
+ * its memory by us, if it allows it: we take the stream over at the
+ * byte the sender has come to, if that is all we have (a CAS of
+ * inflight to READING; the sender's CAS before each record then fails),
+ * copy the rest with process_vm_readv and answer in ref_ack as for a
+ * REF.  Returns 1 if the message is whole now. */
+static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
+{
+	if (++in->polls % 16 != 1)
+		return 0; /* the clock costs more than a look at the ring */
+	int64_t now = lp_shm_now_ns();
+	if (!in->stalled || now - in->stalled < SHM_PULL_NS) {
+		if (!in->stalled)
+			in->stalled = now;
+		return 0;
+	}
+	uint64_t at = in->pseq | SHMSEG_STREAMING |
+		      in->got << SHMSEG_OFF_SHIFT;
+	if (!atomic_compare_exchange_strong(
+		    &s->inflight, &at,
+		    in->pseq | SHMSEG_READING | in->got << SHMSEG_OFF_SHIFT)) {
+		in->stalled = now; /* a record is on its way after all */
+		return 0;
+	}
+	struct shmseg_rec r = {.tag = in->ptag, .ctx = in->pctx,
+			       .enc = in->penc};
+	int fail = 0;
+	while (in->got < in->total) {
+		struct iovec lv = {in->part->data + in->got,
+				   (size_t)(in->total - in->got)};
+		struct iovec rv = {(void *)(uintptr_t)(in->pull_addr + in->got),
+				   (size_t)(in->total - in->got)};
+		ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
+		if (k <= 0) {
+			fail = 1;
+			break;
+		}
+		in->got += (uint64_t)k;
+	}
+	if (fail && errno != ESRCH) {
+		/* not allowed: the sender streams on from where we were */
+		in->pull_addr = 0;
+		in->stalled = 0;
+		atomic_store(&s->inflight, in->pseq | SHMSEG_STREAMING |
+						   in->got << SHMSEG_OFF_SHIFT);
+		atomic_store_explicit(&s->ref_ack, in->pseq | SHMSEG_REF_FAIL,
+				      memory_order_release);
+		wake_sender_now(s, in);
+		return 0;
+	}
+	atomic_store(&s->inflight, 0);
+	atomic_store_explicit(&s->ref_ack, in->pseq | SHMSEG_REF_DONE,
+			      memory_order_release);
+	wake_sender_now(s, in);
+	if (fail) {
+		drop_part(in); /* its sender died: it never comes */
+		return 0;
+	}
+	finish_part(s, in, &r, 1);
+	return 1;
+}
+
 /* Whether the sender published a record at counter position tail (its
  * pos word says tail + 1, docs/shm.md "Publishing a record"). */
 static int ready(const uint8_t *ring, uint64_t mask, uint64_t tail)
@@ -292,6 +384,9 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		drop_part(in);
 		in->total = r.total;
 		in->pseq = r.seq;
+		in->ptag = r.tag;
+		in->pctx = r.ctx;
+		in->penc = r.enc;
 		if (r.total < r.len || r.total > (uint64_t)(SIZE_MAX / 2)) {
 			in->broken = 1;
 			return 0;
@@ -307,12 +402,16 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		} else {
 			lp_mem_hint(in->part->data, (size_t)r.total);
 			in->part->inqueue = 1;
+			/* published before this record */
+			in->pull_addr = atomic_load(&s->pull_addr);
 		}
 		in->got = 0;
 	} else if (!in->part && !in->skipping) {
 		in->broken = 1;
 		return 0;
 	}
+	in->stalled = 0;
+	in->polls = 0;
 	if (r.len > in->total - in->got) {
 		in->broken = 1;
 		return 0;
@@ -324,24 +423,12 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	if (in->got == in->total) {
 		/* the sender may have started its next message already:
 		 * only an ABANDONED mark for this seq means "dropped" */
-		uint64_t want = in->pseq | SHMSEG_STREAMING;
-		int mine = atomic_compare_exchange_strong(&s->inflight, &want,
-							  0) ||
-			   want != (in->pseq | SHMSEG_ABANDONED);
-		struct lp_buf *b = in->part;
-		in->part = NULL;
-		in->skipping = 0;
-		if (b && mine) {
-			b->len = (size_t)in->total;
-			r.seq = in->pseq;
-			deliver(in, b, &r);
-			if (in->peer)
-				atomic_store_explicit(&s->delivered,
-						      in->peer->rseq,
-						      memory_order_release);
-		} else if (b) {
-			lp_buf_free(b); /* abandoned: it comes by the pvmd */
-		}
+		uint64_t v = atomic_load(&s->inflight);
+		while ((uint32_t)v == in->pseq && (v & SHMSEG_STREAMING) &&
+		       !atomic_compare_exchange_strong(&s->inflight, &v, 0))
+			;
+		int mine = v != (in->pseq | SHMSEG_ABANDONED);
+		finish_part(s, in, &r, mine);
 	}
 	return 1;
 }
@@ -354,6 +441,9 @@ static int drain(uint32_t i)
 	uint64_t mask = lp_shm.ringsize - 1;
 
 	if (in->broken || !ready(ring, mask, in->tail)) {
+		if (!in->broken && in->part && in->pull_addr &&
+		    pull_rest(s, in))
+			return 1;
 		/* the sender publishes head before it sets closed */
 		if (atomic_load_explicit(&s->closed, memory_order_acquire) &&
 		    (in->broken ||
@@ -431,10 +521,18 @@ void lp_shm_rx_publish_delivered(void)
 	}
 }
 
+/* What lp_shm_rx_check returns, with slot in looked at too. */
+static int more_partial(int partial, const struct shm_in *in)
+{
+	int p = in->part && in->pull_addr ? 2 : in->part || in->skipping;
+	return p > partial ? p : partial;
+}
+
 /* Frees the slots of senders that died (SIGKILL...) once their ring is
- * drained, dropping a message they left half written.  Returns whether
- * some slot still holds a partial message (the caller then sleeps at
- * most CHECK_NS).  *took counts the messages the last drain of a dead
+ * drained, dropping a message they left half written.  Returns 2 if
+ * some slot holds part of a message we may pull (the caller then sleeps
+ * at most SHM_PULL_NS), else 1 if some slot holds part of another (at
+ * most CHECK_NS), else 0.  *took counts the messages the last drain of a dead
  * sender's ring delivered: the caller must not sleep on them (a sender
  * that exits right after its last send is "dead" here). */
 int lp_shm_rx_check(int *took)
@@ -444,7 +542,7 @@ int lp_shm_rx_check(int *took)
 	*took = 0;
 	if (now < next_check) {
 		for (uint32_t i = 0; i < lp_shm.nslot; i++)
-			partial |= lp_shm.in[i].part || lp_shm.in[i].skipping;
+			partial = more_partial(partial, &lp_shm.in[i]);
 		return partial;
 	}
 	next_check = now + CHECK_NS;
@@ -467,7 +565,7 @@ int lp_shm_rx_check(int *took)
 					continue;
 				}
 			}
-			partial |= in->part || in->skipping;
+			partial = more_partial(partial, in);
 		}
 	}
 	return partial;

@@ -206,12 +206,42 @@ void lp_shm_out_free(struct shm_out *o)
 	free(o);
 }
 
-/* Whether a queued message goes by reference: large, and the receiver
- * may read our memory. */
-static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
+size_t lp_shm_ref_min = 8u << 20;
+
+/* Whether the receiver may read a queued message from our memory: large
+ * (more than half a ring), and allowed to. */
+static int readable(const struct shm_peer *sp, const struct shm_out *o)
 {
 	return !sp->nodirect && o->rec.total >= lp_shm_direct_min &&
 	       o->rec.total > (sp->mask + 1) / 2;
+}
+
+/* Whether a queued message goes by reference: the receiver copies it
+ * all from our memory.  Below lp_shm_ref_min bytes it streams through
+ * the ring instead (both of us copy then, at once), and the receiver
+ * pulls only what we do not stream in time (docs/shm.md, "Pulling the
+ * rest of a stream"). */
+static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
+{
+	return readable(sp, o) &&
+	       (o->rec.total >= lp_shm_ref_min ||
+		o->rec.total > SHMSEG_PULL_MAX);
+}
+
+static uint64_t stream_word(const struct shm_out *o, uint64_t flag,
+			    uint64_t off)
+{
+	return o->rec.seq | flag | off << SHMSEG_OFF_SHIFT;
+}
+
+/* A stream the receiver may pull: takes bytes [sent, sent + k) for the
+ * next record.  0: the receiver took the rest (READING) before. */
+static int take_range(struct shm_peer *sp, struct shm_out *o, uint64_t k)
+{
+	uint64_t want = stream_word(o, SHMSEG_STREAMING, o->sent);
+	return atomic_compare_exchange_strong(
+		&sp->slot->inflight, &want,
+		stream_word(o, SHMSEG_STREAMING, o->sent + k));
 }
 
 /* The queue's head went by reference: 1 when the receiver has it (or
@@ -227,6 +257,11 @@ static int ref_answered(struct shm_peer *sp, struct shm_out *o)
 	if (a == (o->rec.seq | SHMSEG_REF_FAIL)) {
 		sp->nodirect = 1;
 		o->lent = 0;
+		if (o->pull) {
+			/* it could not pull: we stream on from o->sent */
+			o->pull = 0;
+			return 1;
+		}
 		o->started = 0;
 		o->sent = 0;
 		return 1;
@@ -306,11 +341,22 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			if (!o->started) {
 				/* the receiver clears it when it takes the
 				 * last chunk; pvm_exit abandons it (handoff) */
+				o->pull = readable(sp, o);
+				atomic_store(&sp->slot->pull_addr,
+					     o->pull ? (uint64_t)(uintptr_t)o->data
+						     : 0);
 				atomic_store(&sp->slot->inflight,
-					     o->rec.seq | SHMSEG_STREAMING);
+					     stream_word(o, SHMSEG_STREAMING,
+							 o->pull ? k : 0));
 				o->rec.kind = SHMSEG_START;
 				o->started = 1;
 			} else {
+				if (o->pull && !take_range(sp, o, k)) {
+					/* the receiver copies the rest
+					 * from us: keep it until it has */
+					o->lent = 1;
+					continue;
+				}
 				o->rec.kind = SHMSEG_CONT;
 			}
 			o->rec.len = (uint32_t)k;
@@ -337,20 +383,28 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 		struct shm_out *o = sp->q;
 		int send = 1;
 		if (o->started) {
-			uint64_t want = o->rec.seq | SHMSEG_STREAMING;
-			send = atomic_compare_exchange_strong(
-				&sp->slot->inflight, &want,
-				o->rec.seq | SHMSEG_ABANDONED);
-			/* the receiver is copying it from us (REF): let it
-			 * finish before this memory goes away */
-			while (!send && want == (o->rec.seq | SHMSEG_READING) &&
-			       !atomic_load(&sp->hdr->dead)) {
+			/* the receiver has it unless we abandon it while it
+			 * streams (it comes through the pvmd then); if the
+			 * receiver is copying it from us (READING: a REF, or
+			 * the rest of a stream) let it finish before this
+			 * memory goes away */
+			uint64_t v = atomic_load(&sp->slot->inflight);
+			for (send = 0; (uint32_t)v == o->rec.seq;) {
+				if (v & SHMSEG_STREAMING) {
+					if (atomic_compare_exchange_strong(
+						    &sp->slot->inflight, &v,
+						    o->rec.seq |
+							    SHMSEG_ABANDONED)) {
+						send = 1;
+						break;
+					}
+					continue;
+				}
+				if (!(v & SHMSEG_READING) ||
+				    atomic_load(&sp->hdr->dead))
+					break;
 				__builtin_ia32_pause();
-				want = atomic_load(&sp->slot->inflight);
-				if (want == (o->rec.seq | SHMSEG_STREAMING))
-					send = atomic_compare_exchange_strong(
-						&sp->slot->inflight, &want,
-						o->rec.seq | SHMSEG_ABANDONED);
+				v = atomic_load(&sp->slot->inflight);
 			}
 			if (o->lent && !send &&
 			    atomic_load(&sp->slot->ref_ack) ==
