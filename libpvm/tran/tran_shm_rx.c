@@ -470,6 +470,11 @@ static int drain(uint32_t i)
 		 * "Records"). */
 		if (lp_ptarget.done || lp_ptarget.hit)
 			break;
+		/* mid-stream: the sender may fill this room while we take
+		 * the next chunk */
+		if (in->part)
+			atomic_store_explicit(&s->tail, in->tail,
+					      memory_order_release);
 	} while (!in->broken && ready(ring, mask, in->tail));
 	atomic_store_explicit(&s->tail, in->tail, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
