@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -33,6 +34,11 @@ int64_t lp_shm_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int lp_shm_pid_gone(pid_t pid)
+{
+	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
 }
 
 static unsigned long env_num(const char *name, unsigned long def,

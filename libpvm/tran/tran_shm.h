@@ -107,6 +107,8 @@ struct shm_self {
 extern struct shm_self lp_shm;
 
 int64_t lp_shm_now_ns(void);
+/* Whether process pid has exited (pid <= 0: not known yet, so no). */
+int lp_shm_pid_gone(pid_t pid);
 
 /* tran_shm_tx.c */
 int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m);

@@ -36,7 +36,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,12 +68,6 @@ size_t lp_shm_stream_min = 32768;
 #define YIELD_NS 50000
 #define NAP_AFTER_NS 10000000
 #define NAP_NS 1000000
-
-/* Whether process pid has exited (pid <= 0: not known yet, so no). */
-static int pid_gone(pid_t pid)
-{
-	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
-}
 
 /* The receiver ends its posting without a message (the sender that
  * claimed it died: the buffer may hold part of a message). */
@@ -109,7 +102,7 @@ static int wait_tick(struct peer_wait *w, unsigned spins, pid_t pid)
 		w->yield = now + YIELD_NS;
 	}
 	if (now >= w->alive) {
-		if (pid_gone(pid))
+		if (lp_shm_pid_gone(pid))
 			return -1;
 		w->alive = now + ALIVE_NS;
 	}
@@ -428,17 +421,24 @@ static int stream_wait(struct shmseg_hdr *h, uint32_t g, struct peer_wait *w,
 	return wait_tick(w, spins, h->pid);
 }
 
+/* The generation of posting state g (ST) as st_filled and st_drained
+ * carry it: their upper half. */
+static uint64_t st_gen(uint32_t g)
+{
+	return (uint64_t)(g >> 8) << 32;
+}
+
 /* Waits until chunk c of a stream may be filled (the receiver took
  * chunk c - BOUNCE_N out).  Returns 0, or -1 if the receiver failed or
  * is gone. */
 static int chunk_room(struct shmseg_hdr *h, uint32_t g, uint64_t c,
 		      struct peer_wait *w)
 {
-	uint64_t gg = (uint64_t)(g >> 8) << 32;
 	for (unsigned spin = 1; c >= BOUNCE_N; spin++) {
 		uint64_t d = atomic_load_explicit(&h->st_drained,
 						  memory_order_acquire);
-		if ((d & GEN_MASK) == gg && (uint32_t)d >= c + 1 - BOUNCE_N)
+		if ((d & GEN_MASK) == st_gen(g) &&
+		    (uint32_t)d >= c + 1 - BOUNCE_N)
 			break;
 		if (spin % WAIT_SPINS == 0 && stream_wait(h, g, w, spin) < 0)
 			return -1;
@@ -455,7 +455,7 @@ static void fill_chunk(struct shm_peer *sp, struct shmseg_hdr *h, uint32_t g,
 {
 	gather(m, at, sp->bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
 	atomic_store_explicit(&h->st_filled,
-			      (uint64_t)(g >> 8) << 32 | (uint32_t)(c + 1),
+			      st_gen(g) | (uint32_t)(c + 1),
 			      memory_order_release);
 }
 
@@ -480,7 +480,7 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 	h->of_len = m->total;
 	h->of_cpu = sched_getcpu();
 	atomic_store_explicit(&h->st_k0, UINT32_MAX, memory_order_relaxed);
-	atomic_store_explicit(&h->st_filled, (uint64_t)(g >> 8) << 32,
+	atomic_store_explicit(&h->st_filled, st_gen(g),
 			      memory_order_relaxed);
 	atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_STREAM,
 			      memory_order_release);

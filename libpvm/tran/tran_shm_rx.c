@@ -11,7 +11,6 @@
 #include "tran_shm.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -148,8 +147,10 @@ static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
 		wake_sender(s, in);
 }
 
-static void deliver(struct shm_in *in, struct lp_buf *b,
-		    const struct shmseg_rec *r)
+/* Hands message b, with the fields of its record r, to the receive side,
+ * and tells its sender what has been delivered in order from it. */
+static void deliver(struct shmseg_slot *s, struct shm_in *in,
+		    struct lp_buf *b, const struct shmseg_rec *r)
 {
 	b->enc = r->enc;
 	b->received = 1;
@@ -162,6 +163,9 @@ static void deliver(struct shm_in *in, struct lp_buf *b,
 	b->rpos = 0;
 	b->inqueue = 0;
 	lp_msg_arrived(b);
+	if (in->peer)
+		atomic_store_explicit(&s->delivered, in->peer->rseq,
+				      memory_order_release);
 }
 
 /* Whether a message handler (pvm_addmhf) would take this message. */
@@ -169,6 +173,40 @@ static int mhf_wants(const struct shm_in *in, const struct shmseg_rec *r)
 {
 	struct lp_buf probe = {.src = in->sender, .tag = r->tag, .ctx = r->ctx};
 	return lp_mhf_match(&probe);
+}
+
+/* Copies n bytes at addr in our sender's memory to dst.  Returns 0, or
+ * -1 (errno set; ESRCH: the sender died). */
+static int read_sender(const struct shm_in *in, uint8_t *dst, uint64_t addr,
+		       uint64_t n)
+{
+	for (uint64_t done = 0; done < n;) {
+		struct iovec lv = {dst + done, (size_t)(n - done)};
+		struct iovec rv = {(void *)(uintptr_t)(addr + done),
+				   (size_t)(n - done)};
+		ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
+		if (k <= 0) {
+			if (k == 0)
+				errno = EFAULT;
+			return -1;
+		}
+		done += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Answers the sender of message seq, which keeps the memory we read from
+ * (a REF's body, or the rest of a stream) until then: DONE, or, when we
+ * may not read it, FAIL, with inflight back at `resume`: the sender then
+ * streams it. */
+static void answer_read(struct shmseg_slot *s, struct shm_in *in,
+			uint32_t seq, int done, uint64_t resume)
+{
+	atomic_store(&s->inflight, done ? 0 : resume);
+	atomic_store_explicit(&s->ref_ack,
+			      seq | (done ? SHMSEG_REF_DONE : SHMSEG_REF_FAIL),
+			      memory_order_release);
+	wake_sender_now(s, in);
 }
 
 /* A REF record: copies the body from the sender's memory
@@ -190,62 +228,36 @@ static void take_ref(struct shmseg_slot *s, struct shm_in *in,
 			b = NULL;
 		}
 	}
-	uint64_t done = 0;
 	int fail = 0;
 	if (b) {
 		lp_mem_hint(b->data, (size_t)r->total);
-		while (done < r->total) {
-			struct iovec lv = {b->data + done, (size_t)(r->total - done)};
-			struct iovec rv = {(void *)(uintptr_t)(addr + done),
-					   (size_t)(r->total - done)};
-			ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
-			if (k <= 0) {
-				fail = 1;
-				break;
-			}
-			done += (uint64_t)k;
-		}
+		fail = read_sender(in, b->data, addr, r->total) < 0;
 	}
-	if (fail && errno != ESRCH) {
-		/* not allowed (or no such memory): the sender streams it */
-		lp_buf_free(b);
-		atomic_store(&s->inflight, r->seq | SHMSEG_STREAMING);
-		atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_FAIL,
-				      memory_order_release);
-		return;
-	}
-	atomic_store(&s->inflight, 0);
-	atomic_store_explicit(&s->ref_ack, r->seq | SHMSEG_REF_DONE,
-			      memory_order_release);
-	wake_sender_now(s, in);
+	/* not allowed (or no such memory): the sender streams it */
+	answer_read(s, in, r->seq, !fail || errno == ESRCH,
+		    r->seq | SHMSEG_STREAMING);
 	if (!b || fail) {
-		lp_buf_free(b); /* no memory for it, or its sender died */
+		lp_buf_free(b); /* no memory for it, not allowed, or its
+				 * sender died */
 		return;
 	}
 	b->len = (size_t)r->total;
-	deliver(in, b, r);
-	if (in->peer)
-		atomic_store_explicit(&s->delivered, in->peer->rseq,
-				      memory_order_release);
+	deliver(s, in, b, r);
 }
 
 /* The streamed message in in->part is whole: hands it on, or drops it
- * if its sender abandoned it (!mine: it comes by the pvmd).  r holds the
- * fields of its START record. */
-static void finish_part(struct shmseg_slot *s, struct shm_in *in,
-			struct shmseg_rec *r, int mine)
+ * if its sender abandoned it (!mine: it comes by the pvmd). */
+static void finish_part(struct shmseg_slot *s, struct shm_in *in, int mine)
 {
 	struct lp_buf *b = in->part;
 	in->part = NULL;
 	in->skipping = 0;
 	in->pull_addr = 0;
 	if (b && mine) {
+		struct shmseg_rec r = {.tag = in->ptag, .ctx = in->pctx,
+				       .seq = in->pseq, .enc = in->penc};
 		b->len = (size_t)in->total;
-		r->seq = in->pseq;
-		deliver(in, b, r);
-		if (in->peer)
-			atomic_store_explicit(&s->delivered, in->peer->rseq,
-					      memory_order_release);
+		deliver(s, in, b, &r);
 	} else if (b) {
 		lp_buf_free(b);
 	}
@@ -276,41 +288,23 @@ static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 		in->stalled = now; /* a record is on its way after all */
 		return 0;
 	}
-	struct shmseg_rec r = {.tag = in->ptag, .ctx = in->pctx,
-			       .enc = in->penc};
-	int fail = 0;
-	while (in->got < in->total) {
-		struct iovec lv = {in->part->data + in->got,
-				   (size_t)(in->total - in->got)};
-		struct iovec rv = {(void *)(uintptr_t)(in->pull_addr + in->got),
-				   (size_t)(in->total - in->got)};
-		ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
-		if (k <= 0) {
-			fail = 1;
-			break;
+	if (read_sender(in, in->part->data + in->got, in->pull_addr + in->got,
+			in->total - in->got) < 0) {
+		int died = errno == ESRCH;
+		answer_read(s, in, in->pseq, died, at);
+		if (died) {
+			drop_part(in); /* it never comes */
+		} else {
+			/* not allowed: the sender streams on from where
+			 * we were */
+			in->pull_addr = 0;
+			in->stalled = 0;
 		}
-		in->got += (uint64_t)k;
-	}
-	if (fail && errno != ESRCH) {
-		/* not allowed: the sender streams on from where we were */
-		in->pull_addr = 0;
-		in->stalled = 0;
-		atomic_store(&s->inflight, in->pseq | SHMSEG_STREAMING |
-						   in->got << SHMSEG_OFF_SHIFT);
-		atomic_store_explicit(&s->ref_ack, in->pseq | SHMSEG_REF_FAIL,
-				      memory_order_release);
-		wake_sender_now(s, in);
 		return 0;
 	}
-	atomic_store(&s->inflight, 0);
-	atomic_store_explicit(&s->ref_ack, in->pseq | SHMSEG_REF_DONE,
-			      memory_order_release);
-	wake_sender_now(s, in);
-	if (fail) {
-		drop_part(in); /* its sender died: it never comes */
-		return 0;
-	}
-	finish_part(s, in, &r, 1);
+	in->got = in->total;
+	answer_read(s, in, in->pseq, 1, 0);
+	finish_part(s, in, 1);
 	return 1;
 }
 
@@ -367,10 +361,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		ring_get(ring, mask, pos, b->data, r.len);
 		b->len = r.len;
 		in->tail = next;
-		deliver(in, b, &r);
-		if (in->peer)
-			atomic_store_explicit(&s->delivered, in->peer->rseq,
-					      memory_order_release);
+		deliver(s, in, b, &r);
 		return 1;
 	}
 	if (r.kind == SHMSEG_REF) {
@@ -427,8 +418,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		while ((uint32_t)v == in->pseq && (v & SHMSEG_STREAMING) &&
 		       !atomic_compare_exchange_strong(&s->inflight, &v, 0))
 			;
-		int mine = v != (in->pseq | SHMSEG_ABANDONED);
-		finish_part(s, in, &r, mine);
+		finish_part(s, in, v != (in->pseq | SHMSEG_ABANDONED));
 	}
 	return 1;
 }
@@ -560,7 +550,7 @@ int lp_shm_rx_check(int *took)
 			struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 			struct shm_in *in = &lp_shm.in[i];
 			int pid = atomic_load(&s->spid);
-			if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
+			if (lp_shm_pid_gone(pid)) {
 				*took += drain(i);
 				/* what it did not publish never comes */
 				if (in->broken ||

@@ -237,20 +237,19 @@ static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
 		o->rec.total > SHMSEG_PULL_MAX);
 }
 
-static uint64_t stream_word(const struct shm_out *o, uint64_t flag,
-			    uint64_t off)
+/* inflight while we stream o and have taken off bytes for records */
+static uint64_t streaming(const struct shm_out *o, uint64_t off)
 {
-	return o->rec.seq | flag | off << SHMSEG_OFF_SHIFT;
+	return o->rec.seq | SHMSEG_STREAMING | off << SHMSEG_OFF_SHIFT;
 }
 
 /* A stream the receiver may pull: takes bytes [sent, sent + k) for the
  * next record.  0: the receiver took the rest (READING) before. */
 static int take_range(struct shm_peer *sp, struct shm_out *o, uint64_t k)
 {
-	uint64_t want = stream_word(o, SHMSEG_STREAMING, o->sent);
-	return atomic_compare_exchange_strong(
-		&sp->slot->inflight, &want,
-		stream_word(o, SHMSEG_STREAMING, o->sent + k));
+	uint64_t want = streaming(o, o->sent);
+	return atomic_compare_exchange_strong(&sp->slot->inflight, &want,
+					      streaming(o, o->sent + k));
 }
 
 /* The queue's head went by reference: 1 when the receiver has it (or
@@ -357,8 +356,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 					     o->pull ? (uint64_t)(uintptr_t)o->data
 						     : 0);
 				atomic_store(&sp->slot->inflight,
-					     stream_word(o, SHMSEG_STREAMING,
-							 o->pull ? k : 0));
+					     streaming(o, o->pull ? k : 0));
 				o->rec.kind = SHMSEG_START;
 				o->started = 1;
 			} else {

@@ -35,12 +35,39 @@
 #define STALL_MS 1000
 #define CHURN_N 300
 
-static int spawn1(const char *mode)
+/* Spawns a child in `mode` (with an exit notify to us if `notify`) and
+ * waits until it says ready.  Returns its tid. */
+static int spawn_ready(const char *mode, int notify)
 {
 	char *av[] = {(char *)mode, NULL};
 	int tid = 0;
-	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
-	return n == 1 ? tid : -1;
+	CHECK(pvm_spawn(ME, av, 0, NULL, 1, &tid) == 1, "spawn %s", mode);
+	if (notify)
+		EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &tid), 0);
+	CHECK(t_recv(tid, T_READY, 30) > 0, "%s ready", mode);
+	return tid;
+}
+
+/* Whether message id is the exit notify. */
+static int is_exit(int id)
+{
+	int tag = 0;
+	pvm_bufinfo(id, NULL, &tag, NULL);
+	return tag == T_EXIT;
+}
+
+/* Message id is n bytes of pattern seed with tag T_DATA (and from task
+ * `from`, unless that is -1), unpacked into b. */
+static void check_whole(int id, int from, uint8_t *b, int n, unsigned seed)
+{
+	int len = 0, tag = 0, src = 0;
+	pvm_bufinfo(id, &len, &tag, &src);
+	EQ(tag, T_DATA);
+	if (from != -1)
+		EQ(src, from);
+	EQ(len, n);
+	pvm_upkbyte((char *)b, n, 1);
+	EQ(bad(b, (size_t)n, seed), -1);
 }
 
 static uint8_t *xmalloc(size_t n)
@@ -93,9 +120,7 @@ static int child_stalled(void)
 
 static void stalled_rounds(void)
 {
-	int c = spawn1("child-stalled");
-	CHECK(c > 0, "spawn");
-	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	int c = spawn_ready("child-stalled", 0);
 	uint8_t *b = xmalloc(8 << 20);
 	for (int i = 0; i < NSTALL; i++) {
 		int n = stalls[i].bytes;
@@ -170,9 +195,7 @@ static int child_churn(void)
 
 static int do_churn(void)
 {
-	int c = spawn1("child-churn");
-	CHECK(c > 0, "spawn");
-	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	int c = spawn_ready("child-churn", 0);
 	uint8_t *b = xmalloc(3 << 20);
 	srand(1);
 	for (int i = 0; i < CHURN_N; i++) {
@@ -216,35 +239,22 @@ static int child_pausing_sender(void)
 
 static int do_killsend(void)
 {
-	int c = spawn1("child-psender"), n = 4 << 20, got = 0;
-	CHECK(c > 0, "spawn");
-	EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &c), 0);
-	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	int c = spawn_ready("child-psender", 1), n = 4 << 20, got = 0;
 	uint8_t *b = xmalloc((size_t)n);
 	double end = t_now() + 0.3;
 	while (t_now() < end) {
-		int id = t_recv(c, T_DATA, 30), len = 0;
+		int id = t_recv(c, T_DATA, 30);
 		CHECK(id > 0, "message %d", got);
 		if (id <= 0)
 			break;
-		pvm_bufinfo(id, &len, NULL, NULL);
-		EQ(len, n);
-		pvm_upkbyte((char *)b, n, 1);
-		EQ(bad(b, (size_t)n, 5), -1);
+		check_whole(id, -1, b, n, 5);
 		got++;
 	}
 	/* it dies while it sends, or while we pull from it */
 	EQ(pvm_kill(c), 0);
 	int id, whole = 0;
-	while ((id = t_recv(-1, -1, 30)) > 0) {
-		int len = 0, tag = 0;
-		pvm_bufinfo(id, &len, &tag, NULL);
-		if (tag == T_EXIT)
-			break;
-		EQ(tag, T_DATA);
-		EQ(len, n);
-		pvm_upkbyte((char *)b, n, 1);
-		EQ(bad(b, (size_t)n, 5), -1);
+	while ((id = t_recv(-1, -1, 30)) > 0 && !is_exit(id)) {
+		check_whole(id, -1, b, n, 5);
 		whole++;
 	}
 	CHECK(id > 0, "exit notify");
@@ -279,25 +289,14 @@ static int do_exit(void)
 {
 	uint8_t *b = xmalloc(EXIT_BYTES);
 	for (int i = 0; i < EXIT_ROUNDS; i++) {
-		int c = spawn1("child-exitsend");
-		CHECK(c > 0, "spawn %d", i);
-		EQ(pvm_notify(PvmTaskExit, T_EXIT, 1, &c), 0);
-		CHECK(t_recv(c, T_READY, 30) > 0, "child %d ready", i);
+		int c = spawn_ready("child-exitsend", 1);
 		pvm_initsend(PvmDataDefault);
 		pvm_send(c, T_DATA);
 		if (i % 2)
 			t_msleep(100); /* it leaves before we look */
 		int n = 0, id;
-		while ((id = t_recv(-1, -1, 30)) > 0) {
-			int len = 0, tag = 0, src = 0;
-			pvm_bufinfo(id, &len, &tag, &src);
-			if (tag == T_EXIT)
-				break;
-			EQ(tag, T_DATA);
-			EQ(src, c);
-			EQ(len, EXIT_BYTES);
-			pvm_upkbyte((char *)b, EXIT_BYTES, 1);
-			EQ(bad(b, EXIT_BYTES, 6), -1);
+		while ((id = t_recv(-1, -1, 30)) > 0 && !is_exit(id)) {
+			check_whole(id, c, b, EXIT_BYTES, 6);
 			n++;
 		}
 		CHECK(id > 0, "exit notify %d", i);
