@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lpvm.h"
@@ -39,6 +40,23 @@ int64_t lp_shm_now_ns(void)
 int lp_shm_pid_gone(pid_t pid)
 {
 	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+int lp_shm_read(pid_t pid, void *dst, uint64_t addr, uint64_t n)
+{
+	for (uint64_t done = 0; done < n;) {
+		struct iovec lv = {(uint8_t *)dst + done, (size_t)(n - done)};
+		struct iovec rv = {(void *)(uintptr_t)(addr + done),
+				   (size_t)(n - done)};
+		ssize_t k = process_vm_readv(pid, &lv, 1, &rv, 1, 0);
+		if (k <= 0) {
+			if (k == 0)
+				errno = EFAULT;
+			return -1;
+		}
+		done += (uint64_t)k;
+	}
+	return 0;
 }
 
 static unsigned long env_num(const char *name, unsigned long def,

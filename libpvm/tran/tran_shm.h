@@ -109,6 +109,9 @@ extern struct shm_self lp_shm;
 int64_t lp_shm_now_ns(void);
 /* Whether process pid has exited (pid <= 0: not known yet, so no). */
 int lp_shm_pid_gone(pid_t pid);
+/* Copies n bytes at addr in process pid to dst (process_vm_readv).
+ * Returns 0, or -1 (errno set; ESRCH: pid has exited). */
+int lp_shm_read(pid_t pid, void *dst, uint64_t addr, uint64_t n);
 
 /* tran_shm_tx.c */
 int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m);

@@ -181,22 +181,13 @@ static void take_offer(void)
 	    !atomic_compare_exchange_strong(&h->pr_offer, &o,
 					    ST(gen, SHMSEG_OF_RECV_TAKEN)))
 		return;
-	uint64_t off = h->of_off, len = h->of_len, src = h->of_addr;
+	uint64_t off = h->of_off, len = h->of_len;
 	pid_t pid = atomic_load(&h->pr_spid);
 	int ok = pid > 0 && off <= post_len && len <= post_len - off;
-	while (ok && len) {
-		struct iovec lv = {post_buf + off, (size_t)len};
-		struct iovec rv = {(void *)(uintptr_t)src, (size_t)len};
-		ssize_t r = process_vm_readv(pid, &lv, 1, &rv, 1, 0);
-		if (r <= 0) {
-			if (r < 0 && (errno == EPERM || errno == ENOSYS))
-				noread = 1;
-			ok = 0;
-			break;
-		}
-		off += (uint64_t)r;
-		src += (uint64_t)r;
-		len -= (uint64_t)r;
+	if (ok && lp_shm_read(pid, post_buf + off, h->of_addr, len) < 0) {
+		if (errno == EPERM || errno == ENOSYS)
+			noread = 1;
+		ok = 0;
 	}
 	atomic_store_explicit(&h->pr_offer,
 			      ST(gen, ok ? SHMSEG_OF_RECV_DONE

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lpvm.h"
@@ -175,26 +174,6 @@ static int mhf_wants(const struct shm_in *in, const struct shmseg_rec *r)
 	return lp_mhf_match(&probe);
 }
 
-/* Copies n bytes at addr in our sender's memory to dst.  Returns 0, or
- * -1 (errno set; ESRCH: the sender died). */
-static int read_sender(const struct shm_in *in, uint8_t *dst, uint64_t addr,
-		       uint64_t n)
-{
-	for (uint64_t done = 0; done < n;) {
-		struct iovec lv = {dst + done, (size_t)(n - done)};
-		struct iovec rv = {(void *)(uintptr_t)(addr + done),
-				   (size_t)(n - done)};
-		ssize_t k = process_vm_readv(in->spid, &lv, 1, &rv, 1, 0);
-		if (k <= 0) {
-			if (k == 0)
-				errno = EFAULT;
-			return -1;
-		}
-		done += (uint64_t)k;
-	}
-	return 0;
-}
-
 /* Answers the sender of message seq, which keeps the memory we read from
  * (a REF's body, or the rest of a stream) until then: DONE, or, when we
  * may not read it, FAIL, with inflight back at `resume`: the sender then
@@ -231,7 +210,7 @@ static void take_ref(struct shmseg_slot *s, struct shm_in *in,
 	int fail = 0;
 	if (b) {
 		lp_mem_hint(b->data, (size_t)r->total);
-		fail = read_sender(in, b->data, addr, r->total) < 0;
+		fail = lp_shm_read(in->spid, b->data, addr, r->total) < 0;
 	}
 	/* not allowed (or no such memory): the sender streams it */
 	answer_read(s, in, r->seq, !fail || errno == ESRCH,
@@ -288,7 +267,7 @@ static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 		in->stalled = now; /* a record is on its way after all */
 		return 0;
 	}
-	if (read_sender(in, in->part->data + in->got, in->pull_addr + in->got,
+	if (lp_shm_read(in->spid, in->part->data + in->got, in->pull_addr + in->got,
 			in->total - in->got) < 0) {
 		int died = errno == ESRCH;
 		answer_read(s, in, in->pseq, died, at);
