@@ -43,8 +43,9 @@ teardown() {
 	prog_ok pt_task nopvmd
 	start_pvmd
 	# start_pvmd returns at once here (the stale socket and pid file are
-	# still there): wait for the new pvmd to have replaced them
-	wait_until 10 eval '[ "$(cat "$VMDIR/pvmd.pid" 2>/dev/null)" != "$old" ]'
+	# still there): wait for the new pvmd to have replaced them (the pid
+	# file is briefly missing in between)
+	wait_until 10 eval 'p=$(cat "$VMDIR/pvmd.pid" 2>/dev/null) && [ -n "$p" ] && [ "$p" != "$old" ]'
 	local new
 	new=$(cat "$VMDIR/pvmd.pid")
 	[ "$new" != "$old" ]
