@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "pvm3.h"
@@ -377,6 +378,41 @@ static void test_buffers(void)
 	pvm_freebuf(c);
 }
 
+/* A packed message whose header claims more body than follows (a hostile
+ * peer's): PvmNoData, the read position kept, and the claimed length is
+ * never reserved.  That is checked with the address space limited to
+ * 256 MiB more than in use, where reserving 2 GiB fails with PvmNoMem
+ * (not under ASan, whose shadow memory needs the address space). */
+static void test_upkmesg_claims(void)
+{
+	int h[9] = {INT_MAX, 0, 1, 0, 0x00408c41 /* this host's Raw */, 0, 0, 0, 8};
+	char body[8] = "abcdefg";
+	pvm_initsend(PvmDataRaw);
+	pvm_pkint(h, 9, 1);
+	pvm_pkbyte(body, 8, 1);
+	pvm_setrbuf(pvm_getsbuf());
+	struct rlimit old, lim;
+	int limited = 0;
+#if !defined(__SANITIZE_ADDRESS__)
+	long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f && fscanf(f, "%ld", &pages) == 1 && getrlimit(RLIMIT_AS, &old) == 0) {
+		lim = old;
+		lim.rlim_cur = (rlim_t)pages * 4096 + (256u << 20);
+		limited = setrlimit(RLIMIT_AS, &lim) == 0;
+	}
+	if (f)
+		fclose(f);
+#endif
+	int cc = pvm_upkmesg();
+	if (limited)
+		setrlimit(RLIMIT_AS, &old);
+	int first = 0;
+	ok(cc == PvmNoData && pvm_upkint(&first, 1, 1) == 0 && first == INT_MAX,
+	   "upkmesg of a body claimed at 2 GiB with 8 bytes there: PvmNoData (%d), nothing read%s",
+	   cc, limited ? ", address space limited" : "");
+}
+
 static void test_pkmesg(void)
 {
 	int x[2] = {1, 2};
@@ -539,6 +575,7 @@ int main(void)
 	test_badparam();
 	test_inplace();
 	test_pkmesg();
+	test_upkmesg_claims();
 	test_packf();
 	test_speed();
 	printf("1..%d\n", ntest);

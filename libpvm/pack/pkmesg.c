@@ -119,6 +119,12 @@ int pvm_upkmesg(void)
 		rb->rpos = pos;
 		return lp_err("pvm_upkmesg", PvmBadMsg);
 	}
+	/* a body longer than what is left cannot be there: do not reserve
+	 * what a hostile length asks for (unpacking would end the same way) */
+	if ((size_t)h[H_LEN] > rb->len - rb->rpos) {
+		rb->rpos = pos;
+		return lp_err("pvm_upkmesg", PvmNoData);
+	}
 	struct lp_buf *nb = lp_buf_new(enc);
 	if (!nb || lp_buf_reserve(nb, (size_t)h[H_LEN]) < 0) {
 		lp_buf_free(nb);
