@@ -128,19 +128,23 @@ int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem, int stride)
 		return PvmBadMsg;
 	if (nitem <= 0)
 		return 0;
-	const uint8_t *in = b->data + b->rpos;
+	/* data is NULL while the body is empty: form `in` only once the
+	 * items are known to be there */
+	const uint8_t *in;
 	if (b->enc == PvmDataDefault) {
 		size_t sz = lp_xdr_size(t, n);
 		if (t == LP_BYTE && sz > rem && n <= rem)
 			sz = rem; /* tolerate a final array without its padding */
 		if (sz > rem)
 			return PvmNoData;
+		in = b->data + b->rpos;
 		lp_xdr_dec(t, in, p, nitem, stride);
 		b->rpos += sz;
 		return 0;
 	}
 	if (n > rem / is)
 		return PvmNoData;
+	in = b->data + b->rpos;
 	if (stride == 1) {
 		memcpy(p, in, n * is);
 	} else {
