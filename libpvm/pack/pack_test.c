@@ -378,6 +378,17 @@ static void test_buffers(void)
 	pvm_freebuf(c);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 /* A packed message whose header claims more body than follows (a hostile
  * peer's): PvmNoData, the read position kept, and the claimed length is
  * never reserved.  That is checked with the address space limited to
@@ -391,13 +402,13 @@ static void test_upkmesg_claims(void)
 	pvm_pkint(h, 9, 1);
 	pvm_pkbyte(body, 8, 1);
 	pvm_setrbuf(pvm_getsbuf());
-	struct rlimit old, lim;
+	struct rlimit old;
 	int limited = 0;
-#if !defined(__SANITIZE_ADDRESS__)
+#if !UNDER_ASAN
 	long pages = 0;
 	FILE *f = fopen("/proc/self/statm", "r");
 	if (f && fscanf(f, "%ld", &pages) == 1 && getrlimit(RLIMIT_AS, &old) == 0) {
-		lim = old;
+		struct rlimit lim = old;
 		lim.rlim_cur = (rlim_t)pages * 4096 + (256u << 20);
 		limited = setrlimit(RLIMIT_AS, &lim) == 0;
 	}
