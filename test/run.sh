@@ -53,6 +53,7 @@ filter=()
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
 		"$abs_top_builddir"/libpvm/pack/xdr_test \
+		"$abs_top_builddir"/libpvm/pack/upk_test \
 		"$abs_top_builddir"/test/unit/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"

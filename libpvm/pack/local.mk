@@ -16,3 +16,11 @@ libpvm_pack_xdr_test_SOURCES = libpvm/pack/xdr_test.c libpvm/pack/test_types.h
 libpvm_pack_xdr_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
 libpvm_pack_xdr_test_LDFLAGS = -no-install
 libpvm_pack_xdr_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
+
+# Random bodies read with random pvm_upk* calls against a model of the
+# encodings' sizes (also a libFuzzer target, see the file): needs no
+# pvmd; prints TAP.
+check_PROGRAMS += libpvm/pack/upk_test
+libpvm_pack_upk_test_SOURCES = libpvm/pack/upk_test.c libpvm/pack/test_types.h
+libpvm_pack_upk_test_LDFLAGS = -no-install
+libpvm_pack_upk_test_LDADD = libpvm/libpvm3.la

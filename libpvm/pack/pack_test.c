@@ -396,7 +396,7 @@ static void test_buffers(void)
  * (not under ASan, whose shadow memory needs the address space). */
 static void test_upkmesg_claims(void)
 {
-	int h[9] = {INT_MAX, 0, 1, 0, 0x00408c41 /* this host's Raw */, 0, 0, 0, 8};
+	int h[9] = {INT_MAX, 0, 1, 0, enc_sig(PvmDataRaw), 0, 0, 0, 8};
 	char body[8] = "abcdefg";
 	pvm_initsend(PvmDataRaw);
 	pvm_pkint(h, 9, 1);

@@ -2,7 +2,8 @@
  * test_types.h - what the pack tests (pack_test.c, xdr_test.c) share: TAP
  * output (ok, from test/unit/tap.h), a xorshift generator (rnd; seed it through rnd_state), and
  * the PVM datatypes as they walk them: an index per type, its name, its
- * native and XDR item sizes, and the pvm_pk* / pvm_upk* call of each.
+ * native and XDR item sizes, and the pvm_pk* / pvm_upk* call of each;
+ * and the enc word pvm_getminfo gives a buffer of an encoding here.
  */
 #ifndef LPVM_PACK_TEST_TYPES_H
 #define LPVM_PACK_TEST_TYPES_H
@@ -62,6 +63,17 @@ static inline int upk(int t, void *p, int n, int s)
 	case T_CPLX: return pvm_upkcplx(p, n, s);
 	default: return pvm_upkdcplx(p, n, s);
 	}
+}
+
+/* The enc of struct pvmminfo (and of pvm_pkmesg's header) for a buffer of
+ * encoding enc on this host. */
+static inline int enc_sig(int enc)
+{
+	struct pvmminfo mi = {0};
+	int b = pvm_mkbuf(enc);
+	pvm_getminfo(b, &mi);
+	pvm_freebuf(b);
+	return mi.enc;
 }
 
 #endif /* LPVM_PACK_TEST_TYPES_H */

@@ -9,56 +9,25 @@
  *
  * The same input function is a libFuzzer target: built with
  *   clang -DUPK_FUZZER -fsanitize=fuzzer,address,undefined -Iinclude \
- *       test/unit/upk_test.c libpvm3.a -ltirpc
+ *       libpvm/pack/upk_test.c libpvm3.a -ltirpc
  * it explores inputs by coverage instead of the fixed random ones below.
  */
-#include <stdint.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "pvm3.h"
-#include "tap.h"
+#include "test_types.h"
 
-#define SIG_RAW 0x00408c41 /* pvm_getminfo's enc of this host's Raw */
-#define SIG_XDR 0x10000000 /* ... of PvmDataDefault */
-#define NTYPE 12           /* the 11 array types and strings */
+#define T_STR T_N /* a call of pvm_upkstr, after the array types */
 
 static char out[1 << 16];
 static char bad[200]; /* what the first failed input did */
-
-/* Bytes one item of type t takes in the body (Raw: this host's sizes;
- * Default: XDR, where long and ulong are 4 bytes as in PVM 3.4.6). */
-static size_t item_size(int t, int xdr)
-{
-	static const size_t raw[] = {1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 16};
-	static const size_t x[] = {1, 4, 4, 4, 4, 4, 4, 4, 8, 8, 16};
-	return xdr ? x[t] : raw[t];
-}
-
-static int upk(int t, int cnt, int st)
-{
-	switch (t) {
-	case 0: return pvm_upkbyte(out, cnt, st);
-	case 1: return pvm_upkshort((short *)(void *)out, cnt, st);
-	case 2: return pvm_upkushort((unsigned short *)(void *)out, cnt, st);
-	case 3: return pvm_upkint((int *)(void *)out, cnt, st);
-	case 4: return pvm_upkuint((unsigned *)(void *)out, cnt, st);
-	case 5: return pvm_upklong((long *)(void *)out, cnt, st);
-	case 6: return pvm_upkulong((unsigned long *)(void *)out, cnt, st);
-	case 7: return pvm_upkfloat((float *)(void *)out, cnt, st);
-	case 8: return pvm_upkdouble((double *)(void *)out, cnt, st);
-	case 9: return pvm_upkcplx((float *)(void *)out, cnt, st);
-	case 10: return pvm_upkdcplx((double *)(void *)out, cnt, st);
-	default: return pvm_upkstr(out);
-	}
-}
 
 /* Bytes the model says a call takes at body offset pos (0: it fails). */
 static size_t model(const uint8_t *body, size_t len, size_t pos, int t,
 		    int cnt, int xdr)
 {
 	size_t rem = len - pos, n = (size_t)cnt;
-	if (t == NTYPE - 1) { /* string: an int count, then the bytes */
+	if (t == T_STR) { /* an int count, then the bytes */
 		if (rem < 4)
 			return 0;
 		uint32_t u;
@@ -68,15 +37,13 @@ static size_t model(const uint8_t *body, size_t len, size_t pos, int t,
 		if ((int32_t)u < 0)
 			return 0;
 		n = u;
-		t = 0;
-		rem -= 4;
-		size_t k = model(body, len, pos + 4, 0, (int)n, xdr);
+		size_t k = model(body, len, pos + 4, T_BYTE, (int)n, xdr);
 		return n == 0 ? 4 : k ? 4 + k : 0;
 	}
 	if (n == 0)
 		return 0;
-	size_t sz = n * item_size(t, xdr);
-	if (xdr && t == 0) {
+	size_t sz = n * (xdr ? xsize[t] : tsize[t]);
+	if (xdr && t == T_BYTE) {
 		sz = (n + 3) & ~(size_t)3;
 		if (sz > rem && n <= rem)
 			sz = rem; /* a final byte array without its padding */
@@ -116,7 +83,8 @@ static int one(const uint8_t *d, size_t n)
 		return fail;
 	}
 	int xdr = mode == 1;
-	int h[9] = {(int)blen, 0, 1, 0, xdr ? SIG_XDR : SIG_RAW, 0, 0x40001, 0x40002, (int)blen};
+	int h[9] = {(int)blen, 0, 1, 0, enc_sig(xdr ? PvmDataDefault : PvmDataRaw), 0,
+		    0x40001, 0x40002, (int)blen};
 	pvm_pkint(h, 9, 1);
 	if (blen)
 		pvm_pkbyte((char *)(uintptr_t)body, (int)blen, 1);
@@ -131,9 +99,10 @@ static int one(const uint8_t *d, size_t n)
 	pvm_setrbuf(rb);
 	size_t pos = 0;
 	for (size_t i = 0; i + 3 <= opn && !fail; i += 3) {
-		int t = op[i] % NTYPE, cnt = op[i + 1], st = op[i + 2] % 3 + 1;
+		int t = op[i] % (T_STR + 1), cnt = op[i + 1], st = op[i + 2] % 3 + 1;
 		size_t take = model(body, blen, pos, t, cnt, xdr);
-		int cc = upk(t, cnt, st), want = take || (cnt == 0 && t != NTYPE - 1) ? 0 : PvmNoData;
+		int cc = t == T_STR ? pvm_upkstr(out) : upk(t, out, cnt, st);
+		int want = take || (cnt == 0 && t != T_STR) ? 0 : PvmNoData;
 		if (cc != want) {
 			snprintf(bad, sizeof bad,
 				 "%s body of %zu bytes at %zu: type %d x %d: %d, expected %d",
@@ -168,16 +137,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	return 0;
 }
 #else
-static uint64_t seed = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return (uint32_t)seed;
-}
-
 int main(void)
 {
 	static uint8_t in[4096];
