@@ -113,8 +113,11 @@ static int wait_hellos(int n, const int *tids, char *said, int exhaust,
 	int hellos = 0, early = 0;
 	for (int left = n; left > 0;) {
 		double rest = LIMIT_SECS - (t_now() - t0);
-		if (rest <= 0)
+		if (rest <= 0) {
+			CHECK(0, "%.0f s passed with %d tasks not heard of",
+			      LIMIT_SECS, left);
 			break;
+		}
 		struct timeval tmo = {(long)rest, 0};
 		int b = pvm_trecv(-1, -1, &tmo);
 		if (b <= 0) {
