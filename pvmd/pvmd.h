@@ -65,7 +65,9 @@ struct pvmd {
 	char sockpath[600], pidpath[600], lockpath[600], logpath[600];
 
 	int halting;            /* TM_HALT or SIGTERM seen */
-	uint64_t halt_deadline; /* when remaining tasks get SIGKILL */
+	uint64_t halt_deadline; /* when remaining tasks get SIGKILL (or,
+				 * after it, when the halt stops waiting) */
+	int halt_killed;        /* SIGKILL sent: waiting for them to go */
 	pid_t *halt_pids;       /* processes to stop (negative: a group) */
 	size_t nhalt_pids;
 	struct ev_timer halt_timer;

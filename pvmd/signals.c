@@ -19,6 +19,7 @@
 #include "pvmd.h"
 
 #define HALT_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
+#define HALT_KILL_MS 5000  /* then at most this for them to be gone */
 #define HALT_POLL_MS 20
 
 /* A child process exited: if it was a task, the task is gone. */
@@ -135,11 +136,20 @@ static void halt_tick(struct ev_loop *l, struct ev_timer *tm)
 		return;
 	}
 	if (ev_now_ms() >= d->halt_deadline) {
+		if (d->halt_killed) {
+			plog(PL_INFO, "tasks still there %d ms after SIGKILL",
+			     HALT_KILL_MS);
+			ev_stop(l);
+			return;
+		}
 		plog(PL_INFO, "tasks still running after %d ms: SIGKILL",
 		     HALT_GRACE_MS);
 		signal_all(d, SIGKILL);
-		ev_stop(l);
-		return;
+		/* a task inside shm_open when SIGKILL comes still creates
+		 * its inbox: the inboxes are removed (at the end of the
+		 * halt) only once the tasks are gone */
+		d->halt_killed = 1;
+		d->halt_deadline = ev_now_ms() + HALT_KILL_MS;
 	}
 	ev_timer_start(l, tm, HALT_POLL_MS);
 }

@@ -14,9 +14,7 @@ setup() {
 }
 
 teardown() {
-	stop_vm
-	# whatever happened, no inbox of this VM may stay
-	rm -f /dev/shm/pvm."$(id -u)"."$PVM_VMID".* 2>/dev/null || true
+	stop_vm # removes any inbox of this VM that is left, whatever happened
 }
 
 # names of this VM's inboxes in /dev/shm
@@ -142,6 +140,28 @@ inboxes() {
 
 @test "a receiver blocked in pvm_recv does not burn a core" {
 	prog_ok pt_shm cpu
+}
+
+@test "a task that ignores SIGTERM is SIGKILLed at halt, and no inbox stays" {
+	echo "spawn -> pt_shm child-deaf noterm" | t "$CONSOLE" >/dev/null 2>&1 || true
+	wait_until 10 eval '[ -n "$(inboxes)" ]'
+	local pid
+	pid=$(vm_pids "$PVM_VMID" | while read -r p; do
+		grep -qz child-deaf /proc/$p/cmdline 2>/dev/null && echo "$p"; done | head -n 1)
+	[ -n "$pid" ]
+	# SIGTERM (15) is bit 14 of the mask of ignored signals
+	local ign
+	ign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$pid/status")
+	(( (0x$ign >> 14) & 1 ))
+	echo halt | t "$CONSOLE" >/dev/null 2>&1 || true
+	wait_until 10 eval '! pvmd_alive'
+	grep -q "still running after .*SIGKILL" "$VMDIR/pvmd.log"
+	# the pvmd removed the inboxes after the task was gone
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "task $pid still there"
+		false
+	fi
+	[ -z "$(inboxes)" ] || { inboxes; false; }
 }
 
 @test "PvmPollType and PvmPollTime through pvm_setopt / pvm_getopt" {

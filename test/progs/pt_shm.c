@@ -250,9 +250,12 @@ static int child_bigsend(int mib)
 	return 0;
 }
 
-/* Never receives. */
-static int child_deaf(void)
+/* Never receives; with "noterm", ignores SIGTERM too (the halt must
+ * SIGKILL it). */
+static int child_deaf(const char *how)
 {
+	if (!strcmp(how, "noterm"))
+		signal(SIGTERM, SIG_IGN);
 	pvm_psend(pvm_parent(), T_READY, NULL, 0, PVM_BYTE);
 	for (;;)
 		pause();
@@ -850,7 +853,7 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "child-bigsend"))
 		return child_bigsend(atoi(a));
 	if (!strcmp(m, "child-deaf"))
-		return child_deaf();
+		return child_deaf(a);
 	if (!strcmp(m, "child-stress"))
 		return child_stress(atoi(a));
 	if (!strcmp(m, "child-burst"))
