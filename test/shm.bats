@@ -22,6 +22,16 @@ inboxes() {
 	ls /dev/shm 2>/dev/null | grep -F "pvm.$(id -u).$PVM_VMID." || true
 }
 
+# spawn_deaf [ARG]: spawns `pt_shm child-deaf ARG` (a task that never
+# receives or leaves) from the console, waits for its inbox and prints its
+# pid.
+spawn_deaf() {
+	echo "spawn -> pt_shm child-deaf ${1:-}" | t "$CONSOLE" >/dev/null 2>&1 || true
+	wait_until 10 eval '[ -n "$(inboxes)" ]' || return 0
+	vm_pids "$PVM_VMID" | while read -r p; do
+		grep -qz child-deaf /proc/$p/cmdline 2>/dev/null && echo "$p"; done | head -n 1
+}
+
 @test "psend/precv, Raw, InPlace, Default and mcast over shared memory, data checked" {
 	prog_ok pt_shm paths
 }
@@ -143,11 +153,8 @@ inboxes() {
 }
 
 @test "a task that ignores SIGTERM is SIGKILLed at halt, and no inbox stays" {
-	echo "spawn -> pt_shm child-deaf noterm" | t "$CONSOLE" >/dev/null 2>&1 || true
-	wait_until 10 eval '[ -n "$(inboxes)" ]'
 	local pid
-	pid=$(vm_pids "$PVM_VMID" | while read -r p; do
-		grep -qz child-deaf /proc/$p/cmdline 2>/dev/null && echo "$p"; done | head -n 1)
+	pid=$(spawn_deaf noterm)
 	[ -n "$pid" ]
 	# SIGTERM (15) is bit 14 of the mask of ignored signals
 	local ign
@@ -171,12 +178,9 @@ inboxes() {
 @test "no inbox is left in /dev/shm after a SIGKILLed task and after halt" {
 	run t "$TESTTMP/bin/pt_shm" paths
 	[ "$status" -eq 0 ]
-	# a task that never leaves: spawn it from the console, then kill -9
-	echo "spawn -> pt_shm child-deaf" | t "$CONSOLE" >/dev/null 2>&1 || true
-	wait_until 10 eval '[ -n "$(inboxes)" ]'
+	# a task that never leaves; then kill -9
 	local pid
-	pid=$(vm_pids "$PVM_VMID" | while read -r p; do
-		grep -qz child-deaf /proc/$p/cmdline 2>/dev/null && echo "$p"; done | head -n 1)
+	pid=$(spawn_deaf)
 	[ -n "$pid" ]
 	kill -KILL "$pid"
 	# the pvmd sees it die and removes its inbox
