@@ -172,9 +172,10 @@ stop_vm() {
 		[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 	fi
 	rm -rf "$TESTTMP" || true
-	# The pvmd removes its tasks' shared-memory inboxes at halt; one that
-	# was killed (or a test that failed with tasks still starting) may
-	# leave some.  They are this VM's alone: the name carries PVM_VMID.
+	# The pvmd removes its tasks' shared-memory inboxes at halt; a pvmd
+	# killed above (say, a test that failed with many tasks still
+	# starting) leaves them.  They are this VM's alone: the names carry
+	# PVM_VMID.
 	[ -n "$REF" ] || [ -z "${PVM_VMID:-}" ] ||
 		rm -f /dev/shm/pvm."$(id -u)"."$PVM_VMID".* 2>/dev/null || true
 	# The reference keeps its files in /tmp whatever PVM_TMP says.
