@@ -41,8 +41,8 @@ test_progs_pt_scale_SOURCES = test/progs/pt_scale.c test/progs/tcommon.h
 test_progs_pt_scale_LDADD = libpvm/libpvm3.la
 test_progs_pt_scale_LDFLAGS = $(test_progs_ldflags)
 # pt_shm: the shared-memory route (shm.bats).
-test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/tcommon.h \
-	test/progs/tpattern.h
+test_progs_pt_shm_SOURCES = test/progs/pt_shm.c test/progs/pt_shm_child.c \
+	test/progs/pt_shm.h test/progs/tcommon.h test/progs/tpattern.h
 test_progs_pt_shm_LDADD = libpvm/libpvm3.la
 test_progs_pt_shm_LDFLAGS = $(test_progs_ldflags)
 # pt_stream: large messages into a waiting pvm_precv (shm.bats).

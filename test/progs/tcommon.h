@@ -23,7 +23,7 @@ static int t_nfail;
 static int t_nok;
 
 static void t_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4), unused));
 static void t_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
