@@ -19,8 +19,11 @@
 
 #include "pvm3.h"
 
-static int t_nfail;
-static int t_nok;
+/* One pair of counters per program, however many of its files include
+ * this (weak: each file's definition is the same variable), so that
+ * t_done counts the checks made in every file. */
+__attribute__((weak)) int t_nfail;
+__attribute__((weak)) int t_nok;
 
 static void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), unused));
