@@ -33,6 +33,7 @@ test_progs_pt_mbox_LDFLAGS = $(test_progs_ldflags)
 # pt_group: dynamic groups (group.bats), linked as PVM programs are:
 # -lgpvm3 -lpvm3.
 test_progs_pt_group_SOURCES = test/progs/pt_group.c \
+	test/progs/pt_group_spmd.c test/progs/pt_group.h \
 	test/progs/pt_group_data.h test/progs/tcommon.h
 test_progs_pt_group_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la -lm
 test_progs_pt_group_LDFLAGS = $(test_progs_ldflags)
@@ -64,8 +65,8 @@ test_progs_pt_tcp_SOURCES = test/progs/pt_tcp.c test/progs/tcommon.h
 test_progs_pt_tcp_LDADD = libpvm/libpvm3.la
 test_progs_pt_tcp_LDFLAGS = $(test_progs_ldflags)
 # pt_mh: many hosts (multihost.bats); groups too, so -lgpvm3.
-test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/pt_mh_payload.h \
-	test/progs/tcommon.h
+test_progs_pt_mh_SOURCES = test/progs/pt_mh.c test/progs/pt_mh_hosts.c \
+	test/progs/pt_mh.h test/progs/pt_mh_payload.h test/progs/tcommon.h
 test_progs_pt_mh_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 test_progs_pt_mh_LDFLAGS = $(test_progs_ldflags)
 # pt_hoster: a hoster task (pvm_reg_hoster; hosts-hoster.bats).
