@@ -86,6 +86,20 @@ check_PROGRAMS += test/unit/hostfile_test
 test_unit_hostfile_test_SOURCES = test/unit/hostfile_test.c test/unit/tap.h \
 	hoster/hostfile.c hoster/hostfile.h
 
+# What make dist takes of test/ besides the programs' sources: the suites
+# and their helpers.  Not the directory (that would take the objects and
+# binaries an in-tree build leaves there), and not a list of names (a new
+# suite would be left out without a word): every such file of the source
+# tree.
+dist-hook: dist-test-suites
+dist-test-suites:
+	$(MKDIR_P) '$(distdir)/test'
+	for f in '$(srcdir)'/test/README.md '$(srcdir)'/test/*.sh \
+		'$(srcdir)'/test/*.bats '$(srcdir)'/test/*.bash '$(srcdir)'/test/*.py; do \
+		cp -p "$$f" '$(distdir)/test/' || exit 1; \
+	done
+.PHONY: dist-test-suites
+
 # The suite: every test/*.bats file and the TAP unit programs, one summary
 # line at the end (test/run.sh).  Binaries are found through these paths.
 check-local: $(check_PROGRAMS) $(bin_PROGRAMS)
