@@ -151,6 +151,15 @@ examples_setup() {
 	HOSTNAME_=$(hostname)
 }
 
+# The shared-memory inboxes of this VM's tasks are /dev/shm/ names with
+# this prefix and a hex tid (docs/shm.md); inboxes lists them.
+inbox_prefix() {
+	echo "pvm.$(id -u).$PVM_VMID."
+}
+inboxes() {
+	ls /dev/shm 2>/dev/null | grep -F "$(inbox_prefix)" || true
+}
+
 # stop_vm: halts the VM, kills what is left of it, removes its files.
 stop_vm() {
 	[ -n "${TESTTMP:-}" ] || return 0
@@ -177,7 +186,7 @@ stop_vm() {
 	# starting) leaves them.  They are this VM's alone: the names carry
 	# PVM_VMID.
 	[ -n "$REF" ] || [ -z "${PVM_VMID:-}" ] ||
-		rm -f /dev/shm/pvm."$(id -u)"."$PVM_VMID".* 2>/dev/null || true
+		rm -f /dev/shm/"$(inbox_prefix)"* 2>/dev/null || true
 	# The reference keeps its files in /tmp whatever PVM_TMP says.
 	if [ -n "$REF" ]; then
 		rm -f "/tmp/pvmd.$(id -u).$PVM_VMID" "/tmp/pvml.$(id -u).$PVM_VMID" || true

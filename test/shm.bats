@@ -17,11 +17,6 @@ teardown() {
 	stop_vm # removes any inbox of this VM that is left, whatever happened
 }
 
-# names of this VM's inboxes in /dev/shm
-inboxes() {
-	ls /dev/shm 2>/dev/null | grep -F "pvm.$(id -u).$PVM_VMID." || true
-}
-
 # spawn_deaf [ARG]: spawns `pt_shm child-deaf ARG` (a task that never
 # receives or leaves) from the console, waits for its inbox and prints its
 # pid.
@@ -186,7 +181,7 @@ spawn_deaf() {
 	# the pvmd sees it die and removes its inbox
 	wait_until 10 eval '[ -z "$(inboxes)" ]' || { inboxes; false; }
 	# a crashed task's name (left on purpose) goes at halt
-	touch "/dev/shm/pvm.$(id -u).$PVM_VMID.4abcd"
+	touch "/dev/shm/$(inbox_prefix)4abcd"
 	echo halt | t "$CONSOLE" >/dev/null 2>&1 || true
 	wait_until 5 eval '! pvmd_alive'
 	[ -z "$(inboxes)" ] || { inboxes; false; }
