@@ -437,6 +437,7 @@ int main(int argc, char **argv)
 	d->hosttid = wire_host_tid(PVMD_HOSTNO);
 	d->next_tid = 1;
 	d->next_ctx = 1;
+	d->notify_tail = &d->notifies;
 	d->arch = PVM_ARCH_NAME;
 	idhash_init(&d->tasks);
 	idhash_init(&d->children);

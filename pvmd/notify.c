@@ -2,9 +2,23 @@
  * notify.c - pvm_notify registrations and their delivery (see pvmd.h).
  *
  * A notify is an ordinary message from the pvmd (src 0x80000000, seq 0,
- * encoding Default) with the tag and context the owner registered:
- * PvmTaskExit carries the exited tid, PvmHostDelete the host's tid, both as
- * one XDR int.
+ * encoding Default) with the tag and context the owner registered; the
+ * body of a PvmTaskExit or PvmHostDelete notify is one XDR int, the tid
+ * the owner named when it registered.  The rules follow the reference
+ * PVM 3.4.6 as measured (test/notify.bats, test/hosts-notify.bats):
+ *
+ * - PvmTaskExit watches one task: it fires when that task exits or its
+ *   host is lost, and at once for a task that is not there.
+ * - PvmHostDelete watches the host a tid belongs to, whatever the tid is
+ *   (a pvmd tid, a task of that host, even one that has exited): it fires
+ *   when that host leaves the machine, and at once if no such host is in
+ *   it.
+ * - Each tid of a call is a registration of its own, delivered once.
+ * - PvmNotifyCancel takes, for each tid it names, the oldest registration
+ *   of the same owner, kind, tag and context that matches it (the same
+ *   task, or for PvmHostDelete any tid of the same host) and delivers it
+ *   at once, as man 3 pvm_notify says.
+ * - Registrations are delivered in the order they were made.
  */
 #include "config.h"
 
@@ -21,7 +35,7 @@ struct notify {
 	int owner;   /* task to tell */
 	int kind;    /* PvmTaskExit, PvmHostDelete, PvmHostAdd */
 	int tag, ctx;
-	int target;  /* tid watched (TaskExit, HostDelete) */
+	int target;  /* TaskExit, HostDelete: the tid named, sent back */
 	int count;   /* HostAdd: notifications left, -1 = unlimited */
 };
 
@@ -39,29 +53,101 @@ static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
 	struct notify *n = malloc(sizeof *n);
 	if (!n)
 		return PvmNoMem;
-	*n = (struct notify){ d->notifies, owner, kind, tag, ctx, target, count };
-	d->notifies = n;
+	*n = (struct notify){ NULL, owner, kind, tag, ctx, target, count };
+	*d->notify_tail = n; /* appended: delivered oldest first */
+	d->notify_tail = &n->next;
 	return 0;
 }
 
-/* Removes the owner's registrations of `kind` with `tag` (and `target`,
- * unless target is 0).  As man 3 pvm_notify says (and the reference
- * does), a cancelled PvmTaskExit or PvmHostDelete notify is delivered as
- * if the event had happened. */
-static void cancel(struct pvmd *d, int owner, int kind, int tag, int target)
+/* Unlinks *pp (keeping the tail pointer right) and returns it. */
+static struct notify *take(struct pvmd *d, struct notify **pp)
 {
-	for (struct notify **pp = &d->notifies; *pp;) {
+	struct notify *n = *pp;
+	*pp = n->next;
+	if (!*pp)
+		d->notify_tail = pp;
+	return n;
+}
+
+/* Delivers a TaskExit or HostDelete registration and frees it. */
+static void fire(struct pvmd *d, struct notify *n)
+{
+	send_int(d, n->owner, n->tag, n->ctx, n->target);
+	free(n);
+}
+
+/* Is the host of `tid` (whatever its task part) in the machine? */
+static int host_present(const struct pvmd *d, int tid)
+{
+	if (host_is_local_tid(d, tid))
+		return 1;
+	const struct host *h = host_of_tid(tid);
+	return h && h->state == HOST_UP;
+}
+
+/* Does registration n watch `tid` for a cancel of `kind`? */
+static int cancel_matches(const struct notify *n, int kind, int tid)
+{
+	if (kind == PvmTaskExit)
+		return n->target == tid;
+	return host_no_of_tid(n->target) == host_no_of_tid(tid);
+}
+
+/* PvmNotifyCancel of one tid: the oldest matching registration, if any,
+ * is delivered now. */
+static void cancel_one(struct pvmd *d, int owner, int kind, int tag, int ctx,
+		       int tid)
+{
+	if (kind == PvmHostDelete && !host_present(d, tid))
+		return; /* the reference looks only at hosts it has */
+	for (struct notify **pp = &d->notifies; *pp; pp = &(*pp)->next) {
 		struct notify *n = *pp;
 		if (n->owner == owner && n->kind == kind && n->tag == tag &&
-		    (!target || n->target == target)) {
-			*pp = n->next;
-			if (kind == PvmTaskExit || kind == PvmHostDelete)
-				send_int(d, owner, n->tag, n->ctx, n->target);
-			free(n);
-		} else {
-			pp = &n->next;
+		    n->ctx == ctx && cancel_matches(n, kind, tid)) {
+			fire(d, take(d, pp));
+			return;
 		}
 	}
+}
+
+/* One tid of a TaskExit or HostDelete request. */
+static int watch_one(struct pvmd *d, int owner, int kind, int tag, int ctx,
+		     int tid)
+{
+	int there = host_present(d, tid);
+	int remote = there && !host_is_local_tid(d, tid);
+	if (kind == PvmTaskExit && there && !remote)
+		there = task_find(d, tid) != NULL;
+	if (!there) { /* already gone: tell at once */
+		send_int(d, owner, tag, ctx, tid);
+		return 0;
+	}
+	int st = add(d, owner, kind, tag, ctx, tid, 0);
+	/* another host's task: is it still there? */
+	if (!st && kind == PvmTaskExit && remote)
+		fwd_check_task(d, tid);
+	return st;
+}
+
+/* PvmHostAdd: one registration per owner, tag and context; a new count
+ * replaces the old one, 0 or a cancel removes it (without a message). */
+static int host_add_request(struct pvmd *d, int owner, int undo, int tag,
+			    int ctx, int count)
+{
+	for (struct notify **pp = &d->notifies; *pp; pp = &(*pp)->next) {
+		struct notify *n = *pp;
+		if (n->owner == owner && n->kind == PvmHostAdd &&
+		    n->tag == tag && n->ctx == ctx) {
+			if (undo || count == 0)
+				free(take(d, pp));
+			else
+				n->count = count;
+			return 0;
+		}
+	}
+	if (undo || count == 0)
+		return 0;
+	return add(d, owner, PvmHostAdd, tag, ctx, 0, count);
 }
 
 int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
@@ -75,41 +161,19 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 	case PvmTaskExit:
 	case PvmHostDelete:
 		for (int i = 0; i < cnt && !st; i++) {
-			int target = tids[i];
-			if (undo) {
-				cancel(d, owner, kind, tag, target);
-				continue;
-			}
-			int remote = kind == PvmTaskExit &&
-				     !host_is_local_tid(d, target) &&
-				     host_of_tid(target) && target > 0;
-			int alive = kind == PvmTaskExit ?
-					    remote || task_find(d, target) :
-					    target == d->hosttid ||
-					    ((target & ~WIRE_TID_HOST_MASK) == 0 &&
-					     host_of_tid(target));
-			if (alive)
-				st = add(d, owner, kind, tag, ctx, target, 0);
-			else /* already gone: tell at once */
-				send_int(d, owner, tag, ctx, target);
-			/* another host's task: is it still there? */
-			if (alive && remote && !st)
-				fwd_check_task(d, target);
+			if (undo)
+				cancel_one(d, owner, kind, tag, ctx, tids[i]);
+			else
+				st = watch_one(d, owner, kind, tag, ctx,
+					       tids[i]);
 		}
 		return st;
 	case PvmHostAdd:
-		if (undo) {
-			cancel(d, owner, kind, tag, 0);
-			return 0;
-		}
-		/* The one item is how many additions to report (-1: every
-		 * time; 0: stop); a new count replaces the old one. */
+		/* the one item is how many additions to report (-1: every
+		 * time; 0: stop) */
 		if (cnt != 1)
 			return PvmBadParam;
-		cancel(d, owner, kind, tag, 0);
-		if (tids[0] == 0)
-			return 0;
-		return add(d, owner, kind, tag, ctx, 0, tids[0]);
+		return host_add_request(d, owner, undo, tag, ctx, tids[0]);
 	case PvmRouteAdd:
 	case PvmRouteDelete:
 		return PvmNotImpl;
@@ -120,48 +184,22 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 
 void notify_task_exit(struct pvmd *d, int tid)
 {
-	/* Collect first: delivering never changes the list, but keep the
-	 * order in which the registrations were made (oldest first). */
-	struct notify *fire = NULL;
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *n = *pp;
-		if (n->kind == PvmTaskExit && n->target == tid) {
-			*pp = n->next;
-			n->next = fire;
-			fire = n;
-		} else if (n->owner == tid) {
-			*pp = n->next;
-			free(n);
-		} else {
+		if (n->kind == PvmTaskExit && n->target == tid &&
+		    n->owner != tid)
+			fire(d, take(d, pp));
+		else if (n->owner == tid || (n->kind == PvmTaskExit &&
+					     n->target == tid))
+			free(take(d, pp));
+		else
 			pp = &n->next;
-		}
-	}
-	while (fire) {
-		struct notify *n = fire;
-		fire = n->next;
-		if (n->owner != tid)
-			send_int(d, n->owner, n->tag, n->ctx, tid);
-		free(n);
-	}
-}
-
-void notify_host_delete(struct pvmd *d)
-{
-	for (struct notify **pp = &d->notifies; *pp;) {
-		struct notify *n = *pp;
-		if (n->kind == PvmHostDelete && n->target == d->hosttid) {
-			send_int(d, n->owner, n->tag, n->ctx, n->target);
-			*pp = n->next;
-			free(n);
-		} else {
-			pp = &n->next;
-		}
 	}
 }
 
 void notify_host_add(struct pvmd *d, const int *tids, int n)
 {
-	/* body: XDR int n, then n pvmd tids (man 3 pvm_notify); an XDR int
+	/* body: XDR int n, then n host tids (man 3 pvm_notify); an XDR int
 	 * is the wire's big-endian i32 */
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -179,47 +217,33 @@ void notify_host_add(struct pvmd *d, const int *tids, int n)
 			continue;
 		}
 		pvmd_send_msg(d, x->owner, x->tag, x->ctx, w.buf, w.len);
-		if (x->count > 0 && --x->count == 0) {
-			*pp = x->next;
-			free(x);
-		} else {
+		/* as the reference counts: -1 is for ever, any other count
+		 * ends when it drops below 1 */
+		if (x->count != -1 && --x->count < 1)
+			free(take(d, pp));
+		else
 			pp = &x->next;
-		}
 	}
 	wire_wr_free(&w);
 }
 
 void notify_host_lost(struct pvmd *d, int hosttid)
 {
-	/* the tasks watched on that host first, then the host */
-	for (;;) {
-		int tid = 0;
-		for (struct notify *n = d->notifies; n && !tid; n = n->next)
-			if (n->kind == PvmTaskExit &&
-			    (n->target & WIRE_TID_HOST_MASK) == hosttid &&
-			    (n->target & WIRE_TID_TASK_MASK))
-				tid = n->target;
-		if (!tid)
-			break;
-		notify_task_exit(d, tid);
-	}
+	/* every registration that watches that host or a task of it, in the
+	 * order they were made */
+	int no = host_no_of_tid(hosttid);
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *n = *pp;
-		if (n->kind == PvmHostDelete && n->target == hosttid) {
-			send_int(d, n->owner, n->tag, n->ctx, n->target);
-			*pp = n->next;
-			free(n);
-		} else {
+		if ((n->kind == PvmTaskExit || n->kind == PvmHostDelete) &&
+		    host_no_of_tid(n->target) == no)
+			fire(d, take(d, pp));
+		else
 			pp = &n->next;
-		}
 	}
 }
 
 void notify_free_all(struct pvmd *d)
 {
-	while (d->notifies) {
-		struct notify *n = d->notifies;
-		d->notifies = n->next;
-		free(n);
-	}
+	while (d->notifies)
+		free(take(d, &d->notifies));
 }

@@ -53,7 +53,8 @@ struct pvmd {
 	struct conn *dirty;     /* connections with output to flush */
 	struct outpipe *pipes;  /* children's output pipes still open */
 
-	struct notify *notifies;
+	struct notify *notifies; /* pvm_notify registrations, oldest first */
+	struct notify **notify_tail; /* where the next one is linked */
 	struct idhash contexts; /* ctx -> owner tid (intptr) */
 	int next_ctx;
 
@@ -244,12 +245,10 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 /* Task `tid` is gone: delivers its PvmTaskExit notifies and drops the
  * registrations it owned. */
 void notify_task_exit(struct pvmd *d, int tid);
-/* The virtual machine is halting: delivers PvmHostDelete notifies. */
-void notify_host_delete(struct pvmd *d);
-/* Hosts were added (their pvmd tids): PvmHostAdd notifies. */
+/* Hosts were added (their host tids): PvmHostAdd notifies. */
 void notify_host_add(struct pvmd *d, const int *tids, int n);
-/* Host `hosttid` is gone: PvmTaskExit for every watched task of it, then
- * its PvmHostDelete notifies. */
+/* Host `hosttid` is gone: the PvmTaskExit notifies of its tasks and its
+ * PvmHostDelete notifies, in the order they were registered. */
 void notify_host_lost(struct pvmd *d, int hosttid);
 void notify_free_all(struct pvmd *d);
 

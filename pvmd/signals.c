@@ -161,7 +161,8 @@ void pvmd_halt(struct pvmd *d, const char *why)
 	d->halting = 1;
 	plog(PL_INFO, "halting (%s)", why);
 	ev_io_stop(d->loop, &d->listen_io);
-	notify_host_delete(d);
+	/* No PvmHostDelete notify for this host: the reference sends none at
+	 * a halt, and its tasks are about to get SIGTERM. */
 	/* Like the reference: every task gets SIGTERM, the caller too. */
 	collect_pids(d);
 	signal_all(d, SIGTERM);
