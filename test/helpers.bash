@@ -205,6 +205,15 @@ show() {
 	printf '%s\n' "$output"
 }
 
+# output_is WANT: the last `run`'s output is exactly WANT, else shows the
+# difference (used with the transcripts of pt_notify).
+output_is() {
+	diff -u <(printf '%s\n' "$1") <(printf '%s\n' "$output") || {
+		echo "(- the expected output, + this run's)"
+		return 1
+	}
+}
+
 # prog_ok NAME ARGS...: runs a test program, expects exit 0 and its summary
 # line with 0 failed checks.
 prog_ok() {

@@ -28,10 +28,7 @@ notify_script() {
 	want=$(cat)
 	run t "$TESTTMP/bin/pt_notify" "$@" </dev/null
 	echo "status: $status"
-	diff -u <(printf '%s\n' "$want") <(printf '%s\n' "$output") || {
-		echo "(- the reference's transcript, + this run's)"
-		return 1
-	}
+	output_is "$want"
 	[ "$status" -eq 0 ]
 }
 
