@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 #define NOT_ARMED ((size_t)-1)
 #define MAX_EVENTS 256
 
@@ -33,9 +35,7 @@ struct ev_loop {
 
 uint64_t ev_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)mono_ms();
 }
 
 struct ev_loop *ev_loop_new(void)

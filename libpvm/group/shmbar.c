@@ -7,6 +7,7 @@
  * a barrier that a member's departure made impossible.
  */
 #define _GNU_SOURCE
+#include "common/clock.h"
 #include "gs.h"
 #include "gshm.h"
 #include "lpvm_priv.h"
@@ -76,18 +77,11 @@ static int spins_for(uint32_t count)
 
 /* Waits until generation `gen` (of a barrier of `count`) has ended;
  * returns its status. */
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static int wait_end(struct gshm_slot *s, uint32_t gen, uint32_t count)
 {
 	uint32_t *word = gshm_futex(s);
 	int spins = spins_for(count);
-	uint64_t yield_until = 0;
+	int64_t yield_until = 0;
 	for (int i = 0;; i++) {
 		uint64_t st = atomic_load_explicit(&s->state,
 						   memory_order_acquire);
@@ -98,9 +92,9 @@ static int wait_end(struct gshm_slot *s, uint32_t gen, uint32_t count)
 			continue;
 		}
 		if (!yield_until)
-			yield_until = now_ns() + YIELD_NS;
+			yield_until = mono_ns() + YIELD_NS;
 		/* queued output (see below) is looked at now and then */
-		if (now_ns() < yield_until &&
+		if (mono_ns() < yield_until &&
 		    ((i & 63) || !lpvm_priv_progress())) {
 			sched_yield();
 			continue;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "lpvm.h"
 #include "msg.h"
 #include "tran/tran.h"
@@ -103,8 +104,7 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 			return PvmSysErr; /* the virtual machine is gone */
 		struct timespec left, *tp = NULL;
 		if (deadline) {
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
+			struct timespec now = mono_timespec();
 			left.tv_sec = deadline->tv_sec - now.tv_sec;
 			left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
 			if (left.tv_nsec < 0) {
@@ -197,13 +197,11 @@ int pvm_nrecv(int tid, int msgtag)
 
 int pvm_trecv(int tid, int msgtag, struct timeval *tmout)
 {
-	struct timespec dl;
-
 	if (!tmout)
 		return recv_common("pvm_trecv", tid, msgtag, NULL);
 	if (tmout->tv_sec < 0 || tmout->tv_usec < 0)
 		return lp_err("pvm_trecv", PvmBadParam);
-	clock_gettime(CLOCK_MONOTONIC, &dl);
+	struct timespec dl = mono_timespec();
 	dl.tv_sec += tmout->tv_sec + tmout->tv_usec / 1000000;
 	dl.tv_nsec += (tmout->tv_usec % 1000000) * 1000L;
 	if (dl.tv_nsec >= 1000000000L) {

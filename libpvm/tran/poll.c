@@ -127,14 +127,14 @@ static int shm_progress(const struct timespec *timeout)
 	int n = lp_shm_poll();
 	if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
 		/* a look at everything (pvm_nrecv, pvm_probe, events) */
-		last_sock = lp_shm_now_ns();
+		last_sock = mono_ns();
 		int m = poll_fds(timeout);
 		return m > 0 ? n + m : n ? n : m;
 	}
 	if (n > 0) {
 		/* busy with the rings: the sockets now and then all the same */
 		if (++calls % CLOCK_EVERY == 0) {
-			int64_t now = lp_shm_now_ns();
+			int64_t now = mono_ns();
 			if (now - last_sock >= SOCK_NS) {
 				last_sock = now;
 				int m = poll_fds(&zero);
@@ -144,7 +144,7 @@ static int shm_progress(const struct timespec *timeout)
 		}
 		return n;
 	}
-	int64_t start = lp_shm_now_ns();
+	int64_t start = mono_ns();
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
 	long probes = 0;
 	int64_t last_yield = start;
@@ -159,13 +159,13 @@ static int shm_progress(const struct timespec *timeout)
 			return n;
 		if (++probes % CLOCK_EVERY)
 			continue;
-		int64_t now = lp_shm_now_ns();
+		int64_t now = mono_ns();
 		int busy = 0;
 		if (now - last_yield >= YIELD_NS) {
 			/* a partner waiting for our core (more runnable tasks
 			 * than cores) gets it now and then */
 			sched_yield();
-			last_yield = lp_shm_now_ns();
+			last_yield = mono_ns();
 			busy = last_yield - now > BUSY_NS;
 		}
 		if (now - last_sock >= SOCK_NS) {
@@ -186,7 +186,7 @@ static int shm_progress(const struct timespec *timeout)
 		usleep(lp_shm_test_nap_us);
 	if ((n = lp_shm_sleep_begin(&cap)) > 0)
 		return n;
-	int64_t now = lp_shm_now_ns();
+	int64_t now = mono_ns();
 	int64_t left = deadline == INT64_MAX ? -1 : deadline - now;
 	if (left < 0 && deadline != INT64_MAX)
 		left = 0;
@@ -195,7 +195,7 @@ static int shm_progress(const struct timespec *timeout)
 	struct timespec t = {left / 1000000000, left % 1000000000};
 	int m = poll_fds(left < 0 ? NULL : &t);
 	lp_shm_sleep_end();
-	last_sock = lp_shm_now_ns();
+	last_sock = mono_ns();
 	n = lp_shm_poll();
 	return m < 0 && n == 0 ? m : n + (m > 0 ? m : 0);
 }

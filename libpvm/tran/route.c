@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "lpvm.h"
 
 /* Transports by decreasing exclusivity; the pvmd route comes last and
@@ -75,13 +76,6 @@ static int tran_index(const struct lp_tran *t)
 	return -1;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A direct attempt failed: the pvmd route carries the traffic meanwhile
  * (sequence numbers keep the order when direct works later), and the next
  * attempt waits 2, 4, ... up to 1000 ms, so that a peer that never
@@ -91,7 +85,7 @@ static void direct_failed(struct lp_peer *p)
 	int n = p->direct_fails < 10 ? p->direct_fails + 1 : 10;
 	p->direct_fails = n;
 	int64_t delay = (int64_t)1 << n;
-	p->direct_retry_ms = now_ms() + (delay < 1000 ? delay : 1000);
+	p->direct_retry_ms = mono_ms() + (delay < 1000 ? delay : 1000);
 }
 
 /* Whether transport i may be tried for peer p now. */
@@ -101,7 +95,7 @@ static int allowed(int i, const struct lp_peer *p)
 		return 0;
 	if (trans[i] == &lp_tran_direct)
 		return lp.route == PvmRouteDirect &&
-		       (p->direct_fails == 0 || now_ms() >= p->direct_retry_ms);
+		       (p->direct_fails == 0 || mono_ms() >= p->direct_retry_ms);
 	return 1;
 }
 

@@ -30,13 +30,6 @@ unsigned lp_shm_test_nap_us; /* PVM_SHM_TEST_NAP (tests only) */
 static struct shm_peer *bucket[NBUCKET];
 static struct lp_pollable epl; /* our eventfd */
 
-int64_t lp_shm_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int lp_shm_pid_gone(pid_t pid)
 {
 	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
@@ -317,7 +310,7 @@ static void *shm_reach(int tid)
 		return sp;
 	if (sp->state != SHM_P_NEW)
 		return NULL;
-	int64_t now = lp_shm_now_ns();
+	int64_t now = mono_ns();
 	if (sp->fails && now < sp->retry_ns)
 		return NULL;
 	int r = open_peer(sp);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "shmseg.h"
 #include "lpvm.h"
 #include "tran.h"
@@ -106,7 +107,6 @@ struct shm_self {
 };
 extern struct shm_self lp_shm;
 
-int64_t lp_shm_now_ns(void);
 /* Whether process pid has exited (pid <= 0: not known yet, so no). */
 int lp_shm_pid_gone(pid_t pid);
 /* Copies n bytes at addr in process pid to dst (process_vm_readv).

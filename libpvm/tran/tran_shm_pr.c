@@ -87,7 +87,7 @@ struct peer_wait {
  * spins is how many so far.  Returns -1 if the peer is gone. */
 static int wait_tick(struct peer_wait *w, unsigned spins, pid_t pid)
 {
-	int64_t now = lp_shm_now_ns();
+	int64_t now = mono_ns();
 	if (spins == WAIT_SPINS) { /* the first tick of this wait */
 		w->since = now;
 		w->alive = now + ALIVE_NS;
@@ -481,14 +481,14 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 			/* full: it wakes anyway */
 		}
 	}
-	int64_t start = lp_shm_now_ns();
+	int64_t start = mono_ns();
 	struct peer_wait w;
 	uint32_t o = g | SHMSEG_OF_STREAM;
 	struct seg_at at = {0, 0};
 	uint64_t c = 0, pos = 0; /* the next chunk, where it starts */
 	int taken = 0;
 	while (!asleep && !taken && pos < m->total && c < BOUNCE_N &&
-	       (c == 0 || lp_shm_now_ns() - start < SHM_TAKE_NS)) {
+	       (c == 0 || mono_ns() - start < SHM_TAKE_NS)) {
 		size_t n = chunk_len(m, pos);
 		fill_chunk(sp, h, g, m, &at, c++, n);
 		pos += n;
@@ -653,7 +653,7 @@ int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m)
 	int64_t wait = (int64_t)(m->total / SHM_WAIT_BPNS);
 	if (wait > SHM_GRACE_NS)
 		wait = SHM_GRACE_NS;
-	int64_t end = lp_shm_now_ns() + wait;
+	int64_t end = mono_ns() + wait;
 	while (!atomic_load_explicit(&h->sleeping, memory_order_relaxed) &&
 	       !atomic_load_explicit(&h->dead, memory_order_relaxed)) {
 		for (int i = 0; i < 16; i++) {
@@ -663,7 +663,7 @@ int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m)
 				return lp_shm_tx_direct(sp, m);
 			__builtin_ia32_pause();
 		}
-		if (lp_shm_now_ns() >= end) {
+		if (mono_ns() >= end) {
 			sp->noposts = 1; /* it receives another way */
 			break;
 		}

@@ -253,7 +253,7 @@ static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 {
 	if (++in->polls % 16 != 1)
 		return 0; /* the clock costs more than a look at the ring */
-	int64_t now = lp_shm_now_ns();
+	int64_t now = mono_ns();
 	if (!in->stalled || now - in->stalled < SHM_PULL_NS) {
 		if (!in->stalled)
 			in->stalled = now;
@@ -511,7 +511,7 @@ static int more_partial(int partial, const struct shm_in *in)
  * that exits right after its last send is "dead" here). */
 int lp_shm_rx_check(int *took)
 {
-	int64_t now = lp_shm_now_ns();
+	int64_t now = mono_ns();
 	int partial = 0;
 	*took = 0;
 	if (now < next_check) {

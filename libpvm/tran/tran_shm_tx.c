@@ -149,7 +149,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		return PvmNoMem;
 	o->rec = r;
 	if (m->total >= lp_shm_direct_min && !sp->noposts)
-		o->grace_ns = lp_shm_now_ns() + SHM_GRACE_NS;
+		o->grace_ns = mono_ns() + SHM_GRACE_NS;
 	if (m->total >= SHM_LEND_MIN && m->body &&
 	    (o->lend = lp_buf_lend(m->body)) != NULL) {
 		/* a large send buffer's body is borrowed, not copied: the
@@ -311,7 +311,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			if (o->grace_ns &&
 			    !atomic_load_explicit(&sp->hdr->sleeping,
 						  memory_order_relaxed)) {
-				if (lp_shm_now_ns() < o->grace_ns)
+				if (mono_ns() < o->grace_ns)
 					break;
 				sp->noposts = 1; /* it receives another way */
 			}

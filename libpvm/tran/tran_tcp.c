@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "common/clock.h"
 #include "lpvm.h"
 #include "vmdir.h"
 
@@ -51,13 +52,6 @@ static int have_secret;
 static int force_tcp; /* PVM_DIRECT_TCP=1: TCP also within one host */
 static int lfd = -1;
 static struct lp_pollable lpl;
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 __attribute__((format(printf, 1, 2)))
 static void debug(const char *fmt, ...)
@@ -285,7 +279,7 @@ static void in_ready(struct lp_pollable *p, short revents)
  * (a peer that connects and says nothing costs one fd for a while). */
 static void in_expire(int room)
 {
-	int64_t now = now_ms();
+	int64_t now = mono_ms();
 	struct tcp_in *t = ins, *next;
 	for (; t; t = next) {
 		next = t->next;
@@ -327,7 +321,7 @@ static void listen_ready(struct lp_pollable *p, short revents)
 		tune(fd);
 		t->s.fd = fd;
 		t->state = IN_HELLO;
-		t->deadline = now_ms() + HS_TIMEOUT_MS;
+		t->deadline = mono_ms() + HS_TIMEOUT_MS;
 		t->pl.fd = fd;
 		t->pl.events = in_events;
 		t->pl.ready = in_ready;
@@ -593,7 +587,7 @@ static struct tcp_out *out_start(int tid)
 	tune(fd);
 	o->tid = tid;
 	o->state = OUT_CONNECTING;
-	o->deadline = now_ms() + HS_TIMEOUT_MS;
+	o->deadline = mono_ms() + HS_TIMEOUT_MS;
 	o->s.fd = fd;
 	o->pl.fd = fd;
 	o->pl.events = out_events;
@@ -619,12 +613,12 @@ int lp_tcp_connect(int tid)
 			return -1;
 		/* a peer in the library answers at once: wait a little so
 		 * that the first message already goes direct */
-		int64_t until = now_ms() + START_WAIT_MS;
+		int64_t until = mono_ms() + START_WAIT_MS;
 		for (;;) {
 			out_step(o);
 			if (o->state == OUT_DONE || o->state == OUT_FAILED)
 				break;
-			int64_t left = until - now_ms();
+			int64_t left = until - mono_ms();
 			if (left <= 0)
 				break;
 			struct pollfd pf = {.fd = o->s.fd,
@@ -640,7 +634,7 @@ int lp_tcp_connect(int tid)
 		debug("direct route to t%x over TCP", tid);
 		return fd;
 	}
-	if (o->state == OUT_FAILED || now_ms() >= o->deadline) {
+	if (o->state == OUT_FAILED || mono_ms() >= o->deadline) {
 		debug("TCP direct route to t%x failed", tid);
 		out_free(o, 1);
 	}
