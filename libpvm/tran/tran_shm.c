@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -206,16 +206,6 @@ static int tid_local(int tid)
 	       tid != lp.mytid;
 }
 
-static long sys_pidfd_open(pid_t pid)
-{
-	return syscall(SYS_pidfd_open, pid, 0);
-}
-
-static long sys_pidfd_getfd(int pidfd, int fd)
-{
-	return syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-}
-
 /* Maps the inbox of sp->tid and claims a slot in it.  Returns 0, 1 to
  * try again later (no inbox yet, no free slot), -1 never to try again. */
 static int open_peer(struct shm_peer *sp)
@@ -252,8 +242,8 @@ static int open_peer(struct shm_peer *sp)
 		return 1;
 	}
 	/* the receiver's eventfd, to wake it */
-	int pfd = (int)sys_pidfd_open(h->pid);
-	int efd = pfd >= 0 ? (int)sys_pidfd_getfd(pfd, h->efd) : -1;
+	int pfd = pidfd_open(h->pid, 0);
+	int efd = pfd >= 0 ? pidfd_getfd(pfd, h->efd, 0) : -1;
 	if (pfd >= 0)
 		close(pfd);
 	if (efd < 0) {

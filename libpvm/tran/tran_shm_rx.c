@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
+#include <sys/pidfd.h>
 #include <unistd.h>
 
 #include "lpvm.h"
@@ -119,10 +119,9 @@ static void wake_sender(struct shmseg_slot *s, struct shm_in *in)
 {
 	if (in->sefd == -1) {
 		in->sefd = -2;
-		int pfd = (int)syscall(SYS_pidfd_open, in->spid, 0);
+		int pfd = pidfd_open(in->spid, 0);
 		if (pfd >= 0) {
-			int fd = (int)syscall(SYS_pidfd_getfd, pfd,
-					      atomic_load(&s->sefd), 0);
+			int fd = pidfd_getfd(pfd, atomic_load(&s->sefd), 0);
 			if (fd >= 0)
 				in->sefd = fd;
 			close(pfd);
