@@ -4,7 +4,7 @@ pvmd_pvmd_SOURCES = \
 	pvmd/main.c pvmd/pvmd.h \
 	pvmd/signals.c \
 	pvmd/loop.c pvmd/loop.h \
-	pvmd/idhash.c pvmd/idhash.h \
+	common/idhash.c common/idhash.h \
 	pvmd/log.c pvmd/log.h \
 	pvmd/conn.c pvmd/conn.h \
 	pvmd/task.c \

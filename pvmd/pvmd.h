@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "idhash.h"
+#include "common/idhash.h"
 #include "loop.h"
 
 struct conn;

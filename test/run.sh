@@ -54,7 +54,8 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
 		"$abs_top_builddir"/libpvm/pack/xdr_test \
 		"$abs_top_builddir"/libpvm/pack/upk_test \
-		"$abs_top_builddir"/test/unit/*_test; do
+		"$abs_top_builddir"/test/unit/*_test \
+		"$abs_top_builddir"/common/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "idhash.h"
+#include "common/idhash.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * Open addressing with linear probing and backward-shift deletion, so
  * lookups stay O(1) without tombstones.
  */
-#ifndef PVMD_IDHASH_H
-#define PVMD_IDHASH_H
+#ifndef PVM_COMMON_IDHASH_H
+#define PVM_COMMON_IDHASH_H
 
 #include <stddef.h>
 
@@ -31,4 +31,4 @@ void *idhash_del(struct idhash *h, int key);
 /* Iteration: for i in [0, h->cap) use h->slots[i] when its key is not 0.
  * Do not insert or delete while iterating; collect the keys first. */
 
-#endif /* PVMD_IDHASH_H */
+#endif /* PVM_COMMON_IDHASH_H */
