@@ -5,7 +5,7 @@
  * and output queue), task (the task table and routing), ctl + ctl_spawn
  * (control request dispatch), spawn, output (children's stdout/stderr),
  * notify, context, mbox, group, signals (SIGCHLD reaping, halt), log,
- * idhash, and main (options, startup, shutdown).
+ * and main (options, startup, shutdown); the hash table is common/idhash.
  */
 #ifndef PVMD_PVMD_H
 #define PVMD_PVMD_H
