@@ -86,11 +86,36 @@ const struct hostopt *hoster_opts(const char *name)
 
 /* ---- answers ---- */
 
+static int tid_descending(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x < y) - (x > y);
+}
+
+/* The hosts a finished request brought in that are still up, highest host
+ * number first (the reference's order), to `tids`; returns how many. */
+static int addreq_joined(const struct addreq *ar, int *tids)
+{
+	int k = 0;
+	for (int i = 0; i < ar->n; i++) {
+		const struct host *h = ar->results[i] > 0 ?
+			host_of_tid(ar->results[i]) : NULL;
+		if (h && h->state == HOST_UP)
+			tids[k++] = ar->results[i];
+	}
+	qsort(tids, (size_t)k, sizeof *tids, tid_descending);
+	return k;
+}
+
 static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 {
 	ar->results[idx] = result;
 	if (--ar->left > 0)
 		return;
+	int joined[HOST_MAX];
+	int nj = addreq_joined(ar, joined);
+	if (nj)
+		host_added(d, joined, nj);
 	if (ar->req_tid) {
 		int ok = 0;
 		for (int i = 0; i < ar->n; i++)
@@ -181,9 +206,11 @@ void hoster_link_up(struct pvmd *d, struct host *h)
 		s->pid = 0; /* the rsh command ends by itself */
 		start_free(d, s);
 	}
-	host_table_changed(d, &tid, 1);
+	host_table_changed(d);
 	if (ar)
 		addreq_done(d, ar, idx, tid);
+	else
+		host_added(d, &tid, 1);
 }
 
 void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* Bumped on any incompatible change; checked in TM_CONNECT. */
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 
 #define WIRE_HDR_SIZE 40
 
@@ -138,6 +138,7 @@ enum wire_dm {
 	WIRE_DM_TASKEXIT = 67, /* a task of the sender's host is gone */
 	WIRE_DM_HALT = 68,    /* to the master: halt the VM; from it: stop */
 	WIRE_DM_PING = 69,    /* heartbeat (answered with a REPLY) */
+	WIRE_DM_HOSTADD = 70, /* master -> all: the hosts one add brought in */
 	WIRE_DM_MAX
 };
 

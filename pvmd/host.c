@@ -147,7 +147,7 @@ static void put_host(struct wire_wr *w, const struct host *h)
 	wire_wr_str(w, h->addr);
 }
 
-void host_table_changed(struct pvmd *d, const int *added, int nadded)
+void host_table_changed(struct pvmd *d)
 {
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -163,10 +163,40 @@ void host_table_changed(struct pvmd *d, const int *added, int nadded)
 	wire_wr_free(&w);
 	int before = hl.nup;
 	hl.nup = n;
-	if (nadded)
-		notify_host_add(d, added, nadded);
 	if ((before > 1) != (n > 1))
 		group_hosts_changed(d);
+}
+
+void host_added(struct pvmd *d, const int *tids, int n)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, tids[i]);
+	if (!w.err)
+		send_dm_all(d, WIRE_DM_HOSTADD, &w);
+	wire_wr_free(&w);
+	notify_host_add(d, tids, n);
+}
+
+/* A slave: the hosts the master's last add brought in. */
+static int dm_hostadd(struct pvmd *d, struct wire_rd *r)
+{
+	int n = wire_rd_count(r, 4);
+	if (r->err || n < 1 || n > HOST_MAX)
+		return -1;
+	int tids[HOST_MAX];
+	for (int i = 0; i < n; i++) {
+		tids[i] = wire_rd_i32(r);
+		int no = host_no_of_tid(tids[i]);
+		if (r->err || no < 1 || tids[i] != wire_host_tid(no))
+			return -1;
+	}
+	if (r->left)
+		return -1;
+	notify_host_add(d, tids, n);
+	return 0;
 }
 
 /* A slave applies the master's table. */
@@ -176,7 +206,6 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 	if (r->err || n < 1 || n > HOST_MAX)
 		return -1;
 	char seen[HOST_MAX + 1] = {0};
-	int added[HOST_MAX], nadded = 0;
 	for (int i = 0; i < n; i++) {
 		int tid = wire_rd_i32(r);
 		char *name = wire_rd_strdup(r);
@@ -192,11 +221,8 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 		if (ok) {
 			seen[no] = 1;
 			struct host *h = host_get(no);
-			if (!h) {
+			if (!h)
 				h = host_new(no);
-				if (h && wire_host_tid(no) != d->hosttid)
-					added[nadded++] = tid;
-			}
 			if (h) {
 				strcpy(h->name, name);
 				strcpy(h->arch, arch);
@@ -218,8 +244,6 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 		if (hl.hosts[i] && !seen[i] && wire_host_tid(i) != d->hosttid)
 			host_lost(d, hl.hosts[i], "deleted from the virtual machine");
 	hl.nup = n;
-	if (nadded)
-		notify_host_add(d, added, nadded);
 	return 0;
 }
 
@@ -236,6 +260,12 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	case WIRE_DM_HOSTTAB:
 		if (hl.master || c->host->no != 1 || dm_hosttab(d, &r) < 0) {
 			*why = "bad host table";
+			return -1;
+		}
+		return 0;
+	case WIRE_DM_HOSTADD:
+		if (hl.master || c->host->no != 1 || dm_hostadd(d, &r) < 0) {
+			*why = "bad host addition";
 			return -1;
 		}
 		return 0;
@@ -369,7 +399,7 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 	if (hl.master) {
 		mbox_host_lost(d, no);
 		group_host_lost(d, no);
-		host_table_changed(d, NULL, 0);
+		host_table_changed(d);
 	} else {
 		hl.nup--;
 	}

@@ -103,8 +103,12 @@ int host_send(struct pvmd *d, struct host *h, struct fbuf *f);
 int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
 		   const struct wire_wr *payload);
 /* The master's table changed: sends DM_HOSTTAB to every other host and
- * applies the change here (notifies). */
-void host_table_changed(struct pvmd *d, const int *added, int nadded);
+ * applies the change here. */
+void host_table_changed(struct pvmd *d);
+/* The master: one add request (or the startup hostfile) is done and
+ * brought in these hosts: one PvmHostAdd notify on every host, listing
+ * them (DM_HOSTADD), as the reference's one table update per request. */
+void host_added(struct pvmd *d, const int *tids, int n);
 /* ---- link.c ---- */
 
 /* Opens the TCP listener (hl.tcp_fd, hl.port) and starts the heartbeats;

@@ -18,14 +18,14 @@ import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from wireframe import DM_AUTH, DM_HELLO, blob, frame, mac, recv_frame
+from wireframe import DM_AUTH, DM_HELLO, WIRE_VERSION, blob, frame, mac, recv_frame
 
 
 def main():
     host, port, ticket = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
     c = socket.create_connection((host, port), timeout=10)
     nc = os.urandom(32)
-    c.sendall(frame(DM_HELLO, struct.pack(">ii", 1, 1) + blob(nc), src=1 << 18))
+    c.sendall(frame(DM_HELLO, struct.pack(">ii", WIRE_VERSION, 1) + blob(nc), src=1 << 18))
     r = recv_frame(c)
     if r is None:
         print("refused-hello")

@@ -7,7 +7,7 @@ import struct
 
 FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
 TM_CONNECT, DM_HELLO, DM_AUTH = 1, 64, 65
-WIRE_VERSION = 1
+WIRE_VERSION = 2
 # len, flags, enc, dst, src, tag, ctx, seq, wid, total
 HDR = ">IHHiiiiIIQ"
 HDR_SIZE = struct.calcsize(HDR)
