@@ -2,10 +2,10 @@
 # pvm_notify across two hosts (issue 20), on ours and on the reference PVM
 # 3.4.6 alike: the same script of test/progs/pt_notify (built once against
 # each library) and the same expected transcript, on h1 and h2 of
-# hosts.bash.  Every test starts a fresh virtual machine of one system:
-# the master on h1, h2 from its hostfile (the reference's pvmd on h2
-# through a dx= wrapper that gives it PVM_ROOT, PVM_ALLOW_ROOT and the
-# VMID, as bench/run-hosts.sh does).  The reference's tests run wherever
+# hosts.bash (h3 is there to be added).  Every test starts a fresh virtual
+# machine of one system: the master on h1, h2 from its hostfile (the
+# reference's pvmds through a dx= wrapper that gives them PVM_ROOT,
+# PVM_ALLOW_ROOT and the VMID, as bench/run-hosts.sh does).  The reference's tests run wherever
 # Debian's pvm and pvm-dev are installed (CI installs them).  Names in
 # the transcripts are those of notify.bats: me, a, b, dK (pvmd of host K),
 # tK.N; 0x80000 is host 2's tid as PvmHostAdd notifies carry it (h2
@@ -15,7 +15,7 @@ load helpers
 load hosts
 
 setup_file() {
-	hosts_file_setup 2
+	hosts_file_setup 3
 	export NH_OURS=$BATS_FILE_TMPDIR/ours NH_REF=$BATS_FILE_TMPDIR/ref
 	mkdir -p "$NH_OURS" "$NH_REF"
 	ln -sf "$B/test/progs/pt_notify" "$NH_OURS/pt_notify"
@@ -47,7 +47,7 @@ teardown() {
 	if [ "${NH_SYS:-}" = ref ]; then
 		(echo halt | on_host 1 timeout -k 2 10 /usr/bin/pvm) >/dev/null 2>&1 || true
 	fi
-	CONSOLE=$B/console/pvm hosts_vm_stop 2
+	CONSOLE=$B/console/pvm hosts_vm_stop 3
 	return 0
 }
 
@@ -66,12 +66,12 @@ export PVM_ROOT PVM_ALLOW_ROOT PVM_VMID
 exec /usr/lib/pvm3/lib/pvmd "\$@"
 EOF
 		chmod 755 "$BATS_TEST_TMPDIR/dx"
-		NH_H2="h2 dx=$BATS_TEST_TMPDIR/dx"
+		NH_DX=" dx=$BATS_TEST_TMPDIR/dx"
 	else
 		skip_if_ref "ours; the reference's run of this case is the next test"
 		hosts_vm_env nho "$NH_OURS"
 		NH_CONSOLE=$B/console/pvm
-		NH_H2="h2"
+		NH_DX=
 	fi
 	NH_BIN=${PVM_PATH}
 }
@@ -86,14 +86,16 @@ nh_has() {
 	[ "$(nh_hosts)" = "$1" ] || { sleep 0.4; return 1; }
 }
 
-# nh_start SYSTEM N: a VM of that system on h1, with h2 when N is 2 (with
-# N = 1, h2 is in the hostfile as '&h2': its options for a later add).
+# nh_start SYSTEM N: a VM of that system on h1, with h2 when N is 2; the
+# hosts not started are in the hostfile as '&hK' (their options for a
+# later add).
 nh_start() {
 	nh_use "$1"
 	local hf=$BATS_TEST_TMPDIR/hostfile
 	{
 		echo "* ep=$NH_BIN"
-		if [ "$2" = 2 ]; then echo "$NH_H2"; else echo "&$NH_H2"; fi
+		if [ "$2" = 2 ]; then echo "h2$NH_DX"; else echo "&h2$NH_DX"; fi
+		echo "&h3$NH_DX"
 	} >"$hf"
 	if [ "$NH_SYS" = ref ]; then
 		echo quit | on_host 1 timeout -k 5 60 "$NH_CONSOLE" "$hf" \
@@ -330,4 +332,53 @@ EOF2
 
 @test "reference: PvmHostAdd" {
 	case_host_add ref
+}
+
+case_host_add_two() {
+	nh_start "$1" 1
+	nh_script 1 notify HA 50 -1 addhost h2,h3 recv 5 1 delhost h3,h2 \
+		recv 0.5 0 addhost h3 recv 5 1 recv 1 0 <<'EOF2'
+notify HA 50 -1 = 0
+addhost h2,h3 = 2 (0,0)
+got tag 50 src d0 body 2,0xc0000,0x80000
+recv: 1
+delhost h3,h2 = 2 (0,0)
+recv: 0
+addhost h3 = 1 (0)
+got tag 50 src d0 body 1,0x100000
+recv: 1
+recv: 0
+EOF2
+}
+
+@test "PvmHostAdd: two hosts added in one call, one notify with both, the highest host number first" {
+	case_host_add_two ours
+}
+
+@test "reference: PvmHostAdd of two hosts in one call" {
+	case_host_add_two ref
+}
+
+case_host_add_slave() {
+	nh_start "$1" 2
+	nh_script 2 notify HA 50 -1 notify HA 51 1 addhost h3 recv 5 2 \
+		delhost h3 recv 0.5 0 recv 1 0 <<'EOF2'
+notify HA 50 -1 = 0
+notify HA 51 1 = 0
+addhost h3 = 1 (0)
+got tag 50 src d0 body 1,0xc0000
+got tag 51 src d0 body 1,0xc0000
+recv: 2
+delhost h3 = 1 (0)
+recv: 0
+recv: 0
+EOF2
+}
+
+@test "PvmHostAdd on the slave: the master's addition reaches its watchers too" {
+	case_host_add_slave ours
+}
+
+@test "reference: PvmHostAdd on the slave" {
+	case_host_add_slave ref
 }

@@ -13,8 +13,8 @@
  *                         a comma list (HA: the count)
  *   recv SECS N           print every message that comes within SECS
  *                         (stop after N of them; 0: no limit)
- *   delhost HOST          pvm_delhosts
- *   addhost HOST          pvm_addhosts
+ *   delhost HOSTS         pvm_delhosts of a comma list, in one call
+ *   addhost HOSTS         pvm_addhosts likewise
  *   mark WORD             print WORD (a test waits for it, then acts)
  *   ctx new|base          pvm_newcontext and switch to it / back to the
  *                         base context (notifies go to the context of the
@@ -201,13 +201,20 @@ static void step_go(const char *nm, int kill)
 	wait_gone(tid);
 }
 
-static void step_host(const char *host, int add)
+/* pvm_addhosts or pvm_delhosts of a comma list of hosts in one call;
+ * prints the result and each host's status (0 for a host tid). */
+static void step_host(const char *list, int add)
 {
-	int st = 0, r;
-	char *hosts[] = {(char *)host};
-	r = add ? pvm_addhosts(hosts, 1, &st) : pvm_delhosts(hosts, 1, &st);
-	printf("%s %s = %d (%d)\n", add ? "addhost" : "delhost", host, r,
-	       st < 0 ? st : 0);
+	char buf[256], *hosts[8];
+	int st[8], n = 0;
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *t = strtok(buf, ","); t && n < 8; t = strtok(NULL, ","))
+		hosts[n++] = t;
+	int r = add ? pvm_addhosts(hosts, n, st) : pvm_delhosts(hosts, n, st);
+	printf("%s %s = %d (", add ? "addhost" : "delhost", list, r);
+	for (int i = 0; i < n; i++)
+		printf(i ? ",%d" : "%d", st[i] < 0 ? st[i] : 0);
+	printf(")\n");
 }
 
 static void step_ctx(const char *which)
