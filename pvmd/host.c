@@ -174,28 +174,31 @@ void host_added(struct pvmd *d, const int *tids, int n)
 	wire_wr_i32(&w, n);
 	for (int i = 0; i < n; i++)
 		wire_wr_i32(&w, tids[i]);
-	if (!w.err)
+	if (!w.err) {
+		/* the DM_HOSTADD payload is the notify's body */
 		send_dm_all(d, WIRE_DM_HOSTADD, &w);
+		notify_host_add(d, w.buf, w.len);
+	}
 	wire_wr_free(&w);
-	notify_host_add(d, tids, n);
 }
 
 /* A slave: the hosts the master's last add brought in. */
-static int dm_hostadd(struct pvmd *d, struct wire_rd *r)
+static int dm_hostadd(struct pvmd *d, const uint8_t *payload, size_t len)
 {
-	int n = wire_rd_count(r, 4);
-	if (r->err || n < 1 || n > HOST_MAX)
+	struct wire_rd r;
+	wire_rd_init(&r, payload, len);
+	int n = wire_rd_count(&r, 4);
+	if (r.err || n < 1 || n > HOST_MAX)
 		return -1;
-	int tids[HOST_MAX];
 	for (int i = 0; i < n; i++) {
-		tids[i] = wire_rd_i32(r);
-		int no = host_no_of_tid(tids[i]);
-		if (r->err || no < 1 || tids[i] != wire_host_tid(no))
+		int tid = wire_rd_i32(&r);
+		int no = host_no_of_tid(tid);
+		if (r.err || no < 1 || tid != wire_host_tid(no))
 			return -1;
 	}
-	if (r->left)
+	if (r.left)
 		return -1;
-	notify_host_add(d, tids, n);
+	notify_host_add(d, payload, len);
 	return 0;
 }
 
@@ -264,7 +267,8 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		}
 		return 0;
 	case WIRE_DM_HOSTADD:
-		if (hl.master || c->host->no != 1 || dm_hostadd(d, &r) < 0) {
+		if (hl.master || c->host->no != 1 ||
+		    dm_hostadd(d, payload, h->len) < 0) {
 			*why = "bad host addition";
 			return -1;
 		}

@@ -197,26 +197,15 @@ void notify_task_exit(struct pvmd *d, int tid)
 	}
 }
 
-void notify_host_add(struct pvmd *d, const int *tids, int n)
+void notify_host_add(struct pvmd *d, const uint8_t *body, size_t len)
 {
-	/* body: XDR int n, then n host tids (man 3 pvm_notify); an XDR int
-	 * is the wire's big-endian i32 */
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, n);
-	for (int i = 0; i < n; i++)
-		wire_wr_i32(&w, tids[i]);
-	if (w.err) {
-		wire_wr_free(&w);
-		return;
-	}
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *x = *pp;
 		if (x->kind != PvmHostAdd) {
 			pp = &x->next;
 			continue;
 		}
-		pvmd_send_msg(d, x->owner, x->tag, x->ctx, w.buf, w.len);
+		pvmd_send_msg(d, x->owner, x->tag, x->ctx, body, len);
 		/* as the reference counts: -1 is for ever, any other count
 		 * ends when it drops below 1 */
 		if (x->count != -1 && --x->count < 1)
@@ -224,7 +213,6 @@ void notify_host_add(struct pvmd *d, const int *tids, int n)
 		else
 			pp = &x->next;
 	}
-	wire_wr_free(&w);
 }
 
 void notify_host_lost(struct pvmd *d, int hosttid)

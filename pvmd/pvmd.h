@@ -245,8 +245,10 @@ int notify_request(struct pvmd *d, int owner, int what, int tag, int ctx,
 /* Task `tid` is gone: delivers its PvmTaskExit notifies and drops the
  * registrations it owned. */
 void notify_task_exit(struct pvmd *d, int tid);
-/* Hosts were added (their host tids): PvmHostAdd notifies. */
-void notify_host_add(struct pvmd *d, const int *tids, int n);
+/* Hosts were added: PvmHostAdd notifies with this body (XDR int n, then
+ * n host tids, as DM_HOSTADD carries it: an XDR int is the wire's
+ * big-endian i32). */
+void notify_host_add(struct pvmd *d, const uint8_t *body, size_t len);
 /* Host `hosttid` is gone: the PvmTaskExit notifies of its tasks and its
  * PvmHostDelete notifies, in the order they were registered. */
 void notify_host_lost(struct pvmd *d, int hosttid);
