@@ -94,15 +94,13 @@ static int tid_descending(const void *a, const void *b)
 
 /* The hosts a finished request brought in that are still up, highest host
  * number first (the reference's order), to `tids`; returns how many. */
-static int addreq_joined(const struct addreq *ar, int *tids)
+static int addreq_joined(const struct pvmd *d, const struct addreq *ar,
+			 int *tids)
 {
 	int k = 0;
-	for (int i = 0; i < ar->n; i++) {
-		const struct host *h = ar->results[i] > 0 ?
-			host_of_tid(ar->results[i]) : NULL;
-		if (h && h->state == HOST_UP)
+	for (int i = 0; i < ar->n; i++)
+		if (ar->results[i] > 0 && host_tid_present(d, ar->results[i]))
 			tids[k++] = ar->results[i];
-	}
 	qsort(tids, (size_t)k, sizeof *tids, tid_descending);
 	return k;
 }
@@ -113,7 +111,7 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 	if (--ar->left > 0)
 		return;
 	int joined[HOST_MAX];
-	int nj = addreq_joined(ar, joined);
+	int nj = addreq_joined(d, ar, joined);
 	if (nj)
 		host_added(d, joined, nj);
 	if (ar->req_tid) {

@@ -48,6 +48,14 @@ int host_is_local_tid(const struct pvmd *d, int tid)
 	return ((unsigned)tid & WIRE_TID_HOST_MASK) == (unsigned)d->hosttid;
 }
 
+int host_tid_present(const struct pvmd *d, int tid)
+{
+	if (host_is_local_tid(d, tid))
+		return 1;
+	const struct host *h = host_of_tid(tid);
+	return h && h->state == HOST_UP;
+}
+
 int host_count(void)
 {
 	return hl.nup ? hl.nup : 1;

@@ -96,6 +96,9 @@ int host_no_of_tid(int tid);
 /* By name (as added) or by the string form of its tid. */
 struct host *host_by_name(const char *name);
 int host_is_local_tid(const struct pvmd *d, int tid);
+/* Whether the host of `tid` (whatever its task part) is in the machine:
+ * this one, or one whose state is HOST_UP. */
+int host_tid_present(const struct pvmd *d, int tid);
 /* Queues a frame for host h (on its link, or until one is up; opens one
  * if needed).  Returns 1 if queued, 0 if dropped. */
 int host_send(struct pvmd *d, struct host *h, struct fbuf *f);

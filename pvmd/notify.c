@@ -76,15 +76,6 @@ static void fire(struct pvmd *d, struct notify *n)
 	free(n);
 }
 
-/* Is the host of `tid` (whatever its task part) in the machine? */
-static int host_present(const struct pvmd *d, int tid)
-{
-	if (host_is_local_tid(d, tid))
-		return 1;
-	const struct host *h = host_of_tid(tid);
-	return h && h->state == HOST_UP;
-}
-
 /* Does registration n watch `tid` for a cancel of `kind`? */
 static int cancel_matches(const struct notify *n, int kind, int tid)
 {
@@ -98,7 +89,7 @@ static int cancel_matches(const struct notify *n, int kind, int tid)
 static void cancel_one(struct pvmd *d, int owner, int kind, int tag, int ctx,
 		       int tid)
 {
-	if (kind == PvmHostDelete && !host_present(d, tid))
+	if (kind == PvmHostDelete && !host_tid_present(d, tid))
 		return; /* the reference looks only at hosts it has */
 	for (struct notify **pp = &d->notifies; *pp; pp = &(*pp)->next) {
 		struct notify *n = *pp;
@@ -114,7 +105,7 @@ static void cancel_one(struct pvmd *d, int owner, int kind, int tag, int ctx,
 static int watch_one(struct pvmd *d, int owner, int kind, int tag, int ctx,
 		     int tid)
 {
-	int there = host_present(d, tid);
+	int there = host_tid_present(d, tid);
 	int remote = there && !host_is_local_tid(d, tid);
 	if (kind == PvmTaskExit && there && !remote)
 		there = task_find(d, tid) != NULL;
@@ -186,12 +177,10 @@ void notify_task_exit(struct pvmd *d, int tid)
 {
 	for (struct notify **pp = &d->notifies; *pp;) {
 		struct notify *n = *pp;
-		if (n->kind == PvmTaskExit && n->target == tid &&
-		    n->owner != tid)
-			fire(d, take(d, pp));
-		else if (n->owner == tid || (n->kind == PvmTaskExit &&
-					     n->target == tid))
+		if (n->owner == tid) /* its own, whatever they watch */
 			free(take(d, pp));
+		else if (n->kind == PvmTaskExit && n->target == tid)
+			fire(d, take(d, pp));
 		else
 			pp = &n->next;
 	}
