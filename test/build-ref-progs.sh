@@ -4,7 +4,8 @@
 # libgpvm3) into $PVM_TEST_REF_PROGS (default /tmp/pvmtest-refprogs), for
 # PVM_TEST_REF=1 runs of the suite.  Each program's sources and libraries
 # are read from test/local.mk, so a program made of several files builds
-# here as it does in `make check`.
+# here as it does in `make check`.  Arguments name the programs to build
+# (default: all of them).
 set -eu
 : "${abs_top_srcdir:?}"
 out=${PVM_TEST_REF_PROGS:-/tmp/pvmtest-refprogs}
@@ -25,6 +26,9 @@ var() {
 failed=
 for prog in $(var test_progs); do
 	name=$(basename "$prog")
+	if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+		continue
+	fi
 	key=$(echo "$prog" | tr '/.-' '___')
 	srcs=
 	for f in $(var "${key}_SOURCES"); do

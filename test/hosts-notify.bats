@@ -20,8 +20,7 @@ setup_file() {
 	mkdir -p "$NH_OURS" "$NH_REF"
 	ln -sf "$B/test/progs/pt_notify" "$NH_OURS/pt_notify"
 	if [ -e /usr/include/pvm3.h ] && [ -x /usr/lib/pvm3/lib/pvmd ]; then
-		gcc -std=gnu11 -O2 -Wall -I"$S/test/progs" -o "$NH_REF/pt_notify" \
-			"$S/test/progs/pt_notify.c" -lpvm3
+		PVM_TEST_REF_PROGS=$NH_REF bash "$S/test/build-ref-progs.sh" pt_notify >/dev/null
 	fi
 }
 
@@ -56,7 +55,8 @@ teardown() {
 nh_use() {
 	NH_SYS=$1
 	if [ "$1" = ref ]; then
-		[ -x "$NH_REF/pt_notify" ] || skip "the reference (pvm, pvm-dev) is not installed"
+		[ -x "$NH_REF/pt_notify" ] ||
+			skip "no reference build of pt_notify (pvm and pvm-dev not installed, or $NH_REF/pt_notify.log)"
 		hosts_vm_env nhr "$NH_REF"
 		NH_CONSOLE=/usr/bin/pvm
 		cat >"$BATS_TEST_TMPDIR/dx" <<EOF
@@ -73,7 +73,6 @@ EOF
 		NH_CONSOLE=$B/console/pvm
 		NH_DX=
 	fi
-	NH_BIN=${PVM_PATH}
 }
 
 # nh_hosts: how many hosts h1's console lists.
@@ -93,7 +92,7 @@ nh_start() {
 	nh_use "$1"
 	local hf=$BATS_TEST_TMPDIR/hostfile
 	{
-		echo "* ep=$NH_BIN"
+		echo "* ep=$PVM_PATH"
 		if [ "$2" = 2 ]; then echo "h2$NH_DX"; else echo "&h2$NH_DX"; fi
 		echo "&h3$NH_DX"
 	} >"$hf"
@@ -117,7 +116,7 @@ nh_script() {
 	local k=$1 want
 	shift
 	want=$(cat)
-	run on_host "$k" timeout -k 5 120 "$NH_BIN/pt_notify" "$@" </dev/null
+	run on_host "$k" timeout -k 5 120 "$PVM_PATH/pt_notify" "$@" </dev/null
 	echo "status: $status ($NH_SYS)"
 	output_is "$want"
 	[ "$status" -eq 0 ]
@@ -169,7 +168,7 @@ EOF
 case_cut() {
 	nh_start "$1" 2
 	local out=$BATS_TEST_TMPDIR/out t0 t1
-	on_host_bg 1 timeout -k 5 $(($2 + 30)) "$NH_BIN/pt_notify" spawnon a h2 \
+	on_host_bg 1 timeout -k 5 $(($2 + 30)) "$PVM_PATH/pt_notify" spawnon a h2 \
 		notify HD 90 a notify TE 91 a notify HD 92 d2 notify HD 93 me \
 		mark armed recv "$2" 3 recv 1 0 >"$out" 2>&1 </dev/null
 	local pid=$HOSTS_BG_PID

@@ -90,10 +90,7 @@ static int child(void)
 	int parent = pvm_parent();
 	pvm_initsend(PvmDataDefault);
 	pvm_send(parent, TAG_READY);
-	int b = t_recv(parent, TAG_GO, 120);
-	int how = 0;
-	if (b > 0)
-		pvm_upkint(&how, 1, 1);
+	t_recv(parent, TAG_GO, 120);
 	pvm_exit();
 	return 0;
 }
