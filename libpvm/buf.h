@@ -46,7 +46,7 @@ struct lp_buf {
 };
 
 /*
- * A large body lent to queued output (tran/tran_shm_tx.c) instead of
+ * A large body lent to queued output (tran/shm/shm_tx.c) instead of
  * copied for it: the buffer and every queue entry that holds the body
  * count one reference each.  While others hold it, the buffer never
  * writes below its len (packing only appends) and never frees or moves

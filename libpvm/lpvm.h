@@ -69,12 +69,6 @@ struct lp_state {
 
 extern struct lp_state lp;
 
-/* PvmPollType (PvmPollSleep by default) and PvmPollTime (a count of
- * probes of the shared-memory rings before sleeping, docs/shm.md); owned
- * by tran/tran_shm.c. */
-extern int lp_shm_polltype;
-extern int lp_shm_polltime;
-
 /* ---- the transport layer's services to the API layer ---- */
 
 /* Connects to the pvmd and enrolls (TM_CONNECT) if not done yet.  Returns

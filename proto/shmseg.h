@@ -1,6 +1,6 @@
 /*
  * shmseg.h - the shared-memory inbox of a task (docs/shm.md), shared by
- * libpvm (libpvm/tran/tran_shm*.c) and the pvmd (task exit, cleanup).
+ * libpvm (libpvm/tran/shm/) and the pvmd (task exit, cleanup).
  *
  * Every enrolled task creates one POSIX shared-memory object, its inbox,
  * named /pvm.<uid>.<vmid or 0>.<tid in hex> (so /dev/shm/pvm....), mode

@@ -244,6 +244,13 @@ skip_if_ref() {
 	[ -z "$REF" ] || skip "${1:-not applicable to the reference}"
 }
 
+# skip_if_tran_forced: for tests of what PvmRoute chooses, which a
+# transport selection (PVM_TRAN=direct, PVM_TRAN=pvmd: test/run.sh's
+# forced-transport passes) overrides by design.
+skip_if_tran_forced() {
+	[ -z "${PVM_TRAN:-}" ] || skip "PVM_TRAN=$PVM_TRAN chooses the route, not PvmRoute"
+}
+
 # without_shm: restarts the test's pvmd with the shared-memory route off
 # (PVM_SHM=0) for it, the tasks it spawns and the test's own programs, for
 # tests of the routes underneath (pvmd, direct sockets), which shared

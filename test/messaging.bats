@@ -53,6 +53,7 @@ teardown() {
 }
 
 @test "PvmRouteDirect opens a task-to-task connection; the default route does not" {
+	skip_if_tran_forced
 	without_shm
 	prog_ok pt_msg direct
 }

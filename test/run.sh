@@ -7,8 +7,9 @@
 # hand:  abs_top_builddir=/path/to/build abs_top_srcdir=/path/to/src test/run.sh [file.bats...]
 # PVM_TEST_REF=1 runs the bats files against the reference PVM 3.4.6 instead
 # (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
-# A full run of ours ends with the message suites again under PVM_SHM=0
-# (the shared-memory route off); PVM_TEST_NOSHM=0 skips that pass.
+# A full run of ours ends with the message suites again with each other
+# transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd); PVM_TEST_NOSHM=0
+# skips those passes.
 set -u
 : "${abs_top_builddir:?abs_top_builddir is not set}"
 : "${abs_top_srcdir:?abs_top_srcdir is not set}"
@@ -74,19 +75,49 @@ else
 	done
 fi
 
-# The one-host suites once more with the shared-memory route off
-# (PVM_SHM=0: the pvmd and direct routes carry every message, as they do
-# between hosts), so that both ways of moving a message stay tested.
-# Only in a full run of ours; PVM_TEST_NOSHM=0 leaves it out.
-noshm_suites="messaging tasks pack group examples mhf mbox"
+# The one-host message suites once more with each transport under the
+# shared-memory route forced through PVM_TRAN (docs/architecture.md):
+# "direct" (task-to-task sockets whatever PvmRoute says) and "pvmd" (every
+# message through the pvmd), so that every way of moving a message stays
+# tested.  Each task appends what each transport carried to a report
+# (PVM_TRAN_REPORT); the pass then checks that the forced transport
+# carried the traffic and shared memory none of it.  Only in a full run
+# of ours; PVM_TEST_NOSHM=0 leaves it out.
+tran_suites="messaging tasks pack group examples mhf mbox"
+# tran_carried FILE NAME: messages that transport NAME carried in FILE.
+tran_carried() {
+	awk -v t="$2" '{ for (i = 2; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == t) n += kv[2] } } END { print n + 0 }' "$1" 2>/dev/null || echo 0
+}
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
-	[ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
-	for s in $noshm_suites; do
-		f=$abs_top_srcdir/test/$s.bats
-		[ -f "$f" ] || continue
-		echo "# $s.bats with PVM_SHM=0"
-		PVM_SHM=0 timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
-		count_tap "$s.bats (PVM_SHM=0)" "${PIPESTATUS[0]}"
+	[ -z "${PVM_TRAN:-}" ] && [ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
+	for tran in direct pvmd; do
+		report=$(mktemp /tmp/pvmtest-tran.XXXXXX)
+		for s in $tran_suites; do
+			f=$abs_top_srcdir/test/$s.bats
+			[ -f "$f" ] || continue
+			echo "# $s.bats with PVM_TRAN=$tran"
+			PVM_TRAN=$tran PVM_TRAN_REPORT=$report \
+				timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+			count_tap "$s.bats (PVM_TRAN=$tran)" "${PIPESTATUS[0]}"
+		done
+		carried=$(tran_carried "$report" "$tran")
+		shm=$(tran_carried "$report" shm)
+		direct=$(tran_carried "$report" direct)
+		pvmd=$(tran_carried "$report" pvmd)
+		echo "# PVM_TRAN=$tran: messages sent by shm $shm, direct $direct, pvmd $pvmd"
+		# direct: most traffic on it (the pvmd route carries only what
+		# goes before a connection is up); pvmd: nothing on direct
+		other=0
+		[ "$tran" = direct ] && [ "$direct" -le "$pvmd" ] && other=1
+		[ "$tran" = pvmd ] && other=$direct
+		if [ -z "${PVM_TEST_FILTER:-}" ] && { [ "$carried" -lt 1000 ] || [ "$shm" -ne 0 ] || [ "$other" -ne 0 ]; }; then
+			echo "# PVM_TRAN=$tran: the forced transport did not carry the traffic"
+			failed=$((failed + 1))
+		else
+			passed=$((passed + 1))
+		fi
+		rm -f "$report"
 	done
 fi
 

@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "tran/poll.h"
+
 /* Range the reference accepts for PvmFragSize. */
 #define FRAG_MIN 52
 #define FRAG_MAX (1 << 20)
@@ -60,8 +62,8 @@ static int *slot(int what)
 	case PvmSelfOutputContext: return &lp.selfoutctx;
 	case PvmSelfTraceContext: return &lp.selftrcctx;
 	case PvmNoReset: return &lp.noreset;
-	case PvmPollType: return &lp_shm_polltype;
-	case PvmPollTime: return &lp_shm_polltime;
+	case PvmPollType: return &lp_poll_type;
+	case PvmPollTime: return &lp_poll_time;
 	}
 	return NULL; /* unknown */
 }

@@ -39,7 +39,7 @@ void lp_mhf_run_all(void);
 void lp_mhf_reset(void);
 
 /* A message of `src` with `seq` was received without passing the queue
- * (shared memory's single copy, tran/tran_shm_pr.c): the next seq
+ * (shared memory's single copy, tran/shm/shm_precv.c): the next seq
  * expected from src moves past it. */
 void lp_msg_took(int src, uint32_t seq);
 

@@ -11,8 +11,8 @@
 #include "common/clock.h"
 #include "lpvm.h"
 #include "msg.h"
+#include "tran/poll.h"
 #include "tran/tran.h"
-#include "tran/tran_shm.h"
 
 #ifdef HAVE_VALGRIND_MEMCHECK_H
 #include <valgrind/memcheck.h>
@@ -235,11 +235,11 @@ int (*pvm_recvf(int (*newf)(int, int, int)))(int, int, int)
 }
 
 /*
- * pvm_precv of a large buffer on the shared-memory route: with nothing
- * matching in the queue, the buffer is posted so that a sender can copy
- * the message straight into it (tran/tran_shm_pr.c).  Returns 1 when a
- * message was taken that way (outputs set), 0 to receive as usual, or a
- * negative code.
+ * pvm_precv of a large buffer: with nothing matching in the queue, the
+ * buffer is posted to a transport that offers single copy (shared memory,
+ * tran/shm/precv.c), so that a sender can copy the message straight into
+ * it.  Returns 1 when a message was taken that way (outputs set), 0 to
+ * receive as usual, or a negative code.
  */
 static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 			int *atag, int *alen)
@@ -247,68 +247,68 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 	struct lp_buf *b;
 	int err;
 
-	if (userf || room < lp_shm_direct_min || !lp_shm_active())
+	if (userf || room < lp_route_post_min())
 		return 0;
 	/* what the rings hold first (no system call: a sender may be
 	 * about to look for our posting) */
-	lp_shm_poll();
+	lp_progress_peek();
 	b = find(tid, tag, &err);
-	if (b || err || lp_mhf_run(NULL) || !lp_shm_post(tid, tag, buf, room))
+	if (b || err || lp_mhf_run(NULL) || !lp_route_post(tid, tag, buf, room))
 		return 0;
 	for (;;) {
-		if (!lp_shm_post_done()) {
+		if (!lp_route_post_done()) {
 			b = find(tid, tag, &err);
 			int lost = lp_pvmd_lost;
 			if (!b && !lost) {
-				if (lp_progress(NULL) >= 0 || !lp_shm_withdraw())
+				if (lp_progress(NULL) >= 0 ||
+				    !lp_route_post_withdraw())
 					continue;
 				return PvmSysErr;
 			}
 			/* a message came the usual way: receive that one,
 			 * unless a sender had claimed the posting already */
-			if (lp_shm_withdraw())
+			if (lp_route_post_withdraw())
 				return b ? 0 : PvmSysErr;
 		}
-		int src, mtag, enc;
-		uint64_t mlen;
-		uint32_t seq;
-		lp_shm_post_take(&src, &mtag, &enc, &mlen, &seq);
-		if (mlen > room) {
+		struct lp_posted got;
+		lp_route_post_take(&got);
+		if (got.len > room) {
 			/* not from a sender of ours: drop it, keep order */
-			lp_msg_took(src, seq);
+			lp_msg_took(got.src, got.seq);
 			return PvmSysErr;
 		}
 		/* the sender wrote it with process_vm_writev: memcheck
 		 * cannot see that */
-		VALGRIND_MAKE_MEM_DEFINED(buf, mlen);
-		struct lp_buf probe = {.src = src, .tag = mtag, .ctx = lp.ctx};
+		VALGRIND_MAKE_MEM_DEFINED(buf, got.len);
+		struct lp_buf probe = {.src = got.src, .tag = got.tag,
+				       .ctx = lp.ctx};
 		if (find(tid, tag, &err) || lp_mhf_match(&probe)) {
 			/* an earlier message matches too, or a handler wants
 			 * this one: it joins the queue like any other */
 			struct lp_buf *nb = lp_buf_new(PvmDataRaw);
-			if (!nb || lp_buf_reserve(nb, (size_t)mlen) < 0) {
+			if (!nb || lp_buf_reserve(nb, (size_t)got.len) < 0) {
 				lp_buf_free(nb);
 				return PvmNoMem;
 			}
-			memcpy(nb->data, buf, (size_t)mlen);
-			nb->len = (size_t)mlen;
-			nb->enc = enc;
+			memcpy(nb->data, buf, (size_t)got.len);
+			nb->len = (size_t)got.len;
+			nb->enc = got.enc;
 			nb->received = 1;
-			nb->src = src;
+			nb->src = got.src;
 			nb->dst = lp.mytid;
-			nb->tag = mtag;
+			nb->tag = got.tag;
 			nb->ctx = lp.ctx;
-			nb->seq = seq;
+			nb->seq = got.seq;
 			lp_msg_arrived(nb);
 			return 0;
 		}
-		lp_msg_took(src, seq);
+		lp_msg_took(got.src, got.seq);
 		if (atid)
-			*atid = src;
+			*atid = got.src;
 		if (atag)
-			*atag = mtag;
+			*atag = got.tag;
 		if (alen)
-			*alen = mlen > 0x7fffffff ? 0x7fffffff : (int)mlen;
+			*alen = got.len > 0x7fffffff ? 0x7fffffff : (int)got.len;
 		return 1;
 	}
 }

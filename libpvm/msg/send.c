@@ -76,9 +76,8 @@ static int send_body(int tid, int tag, int enc, int wid,
 		.body = body,
 	};
 	if (tid < 0) {
-		/* only the pvmd route reaches a pvmd; unordered (seq 0) */
-		void *ep = lp_tran_pvmd.reach(tid);
-		return ep ? lp_tran_pvmd.send(ep, &m) : PvmSysErr;
+		/* only the route of last resort reaches a pvmd */
+		return lp_route_send_last(&m);
 	}
 	struct lp_peer *p = lp_peer_get(tid);
 	if (!p)

@@ -10,8 +10,8 @@
 
 #include "lpvm.h"
 #include "msg/msg.h"
+#include "poll.h"
 #include "tran.h"
-#include "tran_shm.h"
 
 struct lp_state lp = {
 	.route = PvmAllowDirect,
@@ -166,7 +166,7 @@ int lp_enroll(void)
 	wire_wr_i32(&w, (int32_t)getpid());
 	wire_wr_i32(&w, spawn_tid);
 	wire_wr_str(&w, st ? program_invocation_short_name : "");
-	wire_wr_i32(&w, lp_tcp_listen_open()); /* 0: no TCP direct routes */
+	wire_wr_i32(&w, lp_route_listen()); /* 0: no TCP direct routes */
 	uint8_t *rep = NULL;
 	size_t replen = 0;
 	int r = ctl_call(WIRE_TM_CONNECT, &w, &rep, &replen);
@@ -215,7 +215,7 @@ int lp_flush(void)
 {
 	/* what waits for room in a ring goes through the pvmd: leaving must
 	 * not wait for a receiver that does not read (docs/shm.md) */
-	lp_shm_handoff();
+	lp_route_handoff();
 	for (;;) {
 		struct lp_conn *c = lp_pvmd_conn();
 		if (!(c && lp_conn_pending(c)) && !lp_route_pending())

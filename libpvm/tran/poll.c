@@ -13,8 +13,8 @@
 
 #include "conn.h"
 #include "lpvm.h"
+#include "common/clock.h"
 #include "tran.h"
-#include "tran_shm.h"
 
 static struct lp_pollable *all;
 static int nall;
@@ -93,14 +93,15 @@ static int poll_fds(const struct timespec *timeout)
 	return handled;
 }
 
-/* ---- with the shared-memory route: spin, then sleep ----
+/* ---- with a transport polled without a descriptor: spin, then sleep ----
  *
- * The rings are probed without any system call; the sockets (pvmd,
- * direct routes) get a zero-timeout ppoll only every SOCK_NS while
- * spinning (the I-WAY lesson: a syscall per probe would slow the fast
- * path), and always when going to sleep.  PvmPollConstant spins for ever;
- * PvmPollSleep spins PvmPollTime probes, then announces that it sleeps
- * (tran_shm.h) and blocks in ppoll on the sockets and its eventfd.
+ * Such transports (shared-memory rings: struct lp_tran's progress ops)
+ * are probed without any system call; the sockets (pvmd, direct routes)
+ * get a zero-timeout ppoll only every SOCK_NS while spinning (the I-WAY
+ * lesson: a syscall per probe would slow the fast path), and always when
+ * going to sleep.  PvmPollConstant spins for ever; PvmPollSleep spins
+ * PvmPollTime probes, then announces that it sleeps (sleep_begin) and
+ * blocks in ppoll on the sockets and the transports' wake-up descriptors.
  *
  * PvmPollSleep also stops spinning after SPIN_MAX_NS, and at once when a
  * sched_yield gave the core away for more than BUSY_NS: then more tasks
@@ -113,18 +114,88 @@ static int poll_fds(const struct timespec *timeout)
 #define SPIN_MAX_NS 2000000
 #define BUSY_NS 200000
 
+int lp_poll_type = PvmPollSleep;
+int lp_poll_time = 20000; /* probes before sleeping */
+
 static int64_t ts_ns(const struct timespec *t)
 {
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
-static int shm_progress(const struct timespec *timeout)
+/* The transports to spin on now (the engine's view of them). */
+static const struct lp_tran *const *spin_v;
+static int spin_n;
+
+static int spin_active(void)
+{
+	const struct lp_tran *const *v;
+	int n = lp_route_pollers(&v);
+	spin_n = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i]->active())
+			spin_n = i + 1;
+	spin_v = v;
+	return spin_n > 0;
+}
+
+static int probe(void)
+{
+	if (spin_n == 1) /* the usual case: one such transport */
+		return spin_v[0]->progress();
+	int n = 0;
+	for (int i = 0; i < spin_n; i++)
+		if (spin_v[i]->active())
+			n += spin_v[i]->progress();
+	return n;
+}
+
+static int all_quiet(void)
+{
+	for (int i = 0; i < spin_n; i++)
+		if (spin_v[i]->active() && !spin_v[i]->quiet())
+			return 0;
+	return 1;
+}
+
+static void sleep_end(int upto)
+{
+	for (int i = 0; i < upto; i++)
+		if (spin_v[i]->active())
+			spin_v[i]->sleep_end();
+}
+
+/* Announces the sleep to every spinning transport; > 0 when one had
+ * something after all (the others are woken again). */
+static int sleep_begin(int64_t *cap)
+{
+	*cap = -1;
+	for (int i = 0; i < spin_n; i++) {
+		if (!spin_v[i]->active())
+			continue;
+		int64_t c;
+		int n = spin_v[i]->sleep_begin(&c);
+		if (n > 0) {
+			sleep_end(i);
+			return n;
+		}
+		if (c >= 0 && (*cap < 0 || c < *cap))
+			*cap = c;
+	}
+	return 0;
+}
+
+int lp_progress_peek(void)
+{
+	return spin_active() ? probe() : 0;
+}
+
+static int spin_progress(const struct timespec *timeout)
 {
 	static const struct timespec zero;
 	static unsigned calls;
 	static int64_t last_sock;
 
-	int n = lp_shm_poll();
+	int n = probe();
 	if (timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
 		/* a look at everything (pvm_nrecv, pvm_probe, events) */
 		last_sock = mono_ns();
@@ -148,14 +219,14 @@ static int shm_progress(const struct timespec *timeout)
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
 	long probes = 0;
 	int64_t last_yield = start;
-	/* No local sender has a ring in our inbox and nothing of ours waits
-	 * for room: what comes next can only come by a socket (a task of
-	 * another host), or from a new local sender, which wakes us.  Spinning
-	 * would only delay the socket and take the core the pvmds and the
-	 * network need: sleep at once. */
-	int spin = lp_shm_polltype == PvmPollConstant || !lp_shm_quiet();
+	/* No sender has a ring in our inbox and nothing of ours waits for
+	 * room: what comes next can only come by a socket (a task of another
+	 * host), or from a new local sender, which wakes us.  Spinning would
+	 * only delay the socket and take the core the pvmds and the network
+	 * need: sleep at once. */
+	int spin = lp_poll_type == PvmPollConstant || !all_quiet();
 	while (spin) {
-		if ((n = lp_shm_poll()) > 0)
+		if ((n = probe()) > 0)
 			return n;
 		if (++probes % CLOCK_EVERY)
 			continue;
@@ -176,15 +247,13 @@ static int shm_progress(const struct timespec *timeout)
 		}
 		if (now >= deadline)
 			return 0;
-		if (lp_shm_polltype != PvmPollConstant &&
-		    (probes >= lp_shm_polltime || busy ||
+		if (lp_poll_type != PvmPollConstant &&
+		    (probes >= lp_poll_time || busy ||
 		     now - start >= SPIN_MAX_NS))
 			break;
 	}
 	int64_t cap;
-	if (lp_shm_test_nap_us)
-		usleep(lp_shm_test_nap_us);
-	if ((n = lp_shm_sleep_begin(&cap)) > 0)
+	if ((n = sleep_begin(&cap)) > 0)
 		return n;
 	int64_t now = mono_ns();
 	int64_t left = deadline == INT64_MAX ? -1 : deadline - now;
@@ -194,17 +263,17 @@ static int shm_progress(const struct timespec *timeout)
 		left = cap;
 	struct timespec t = {left / 1000000000, left % 1000000000};
 	int m = poll_fds(left < 0 ? NULL : &t);
-	lp_shm_sleep_end();
+	sleep_end(spin_n);
 	last_sock = mono_ns();
-	n = lp_shm_poll();
+	n = probe();
 	return m < 0 && n == 0 ? m : n + (m > 0 ? m : 0);
 }
 
 int lp_progress(const struct timespec *timeout)
 {
 	lp_conn_reap();
-	if (lp_shm_active())
-		return shm_progress(timeout);
+	if (spin_active())
+		return spin_progress(timeout);
 	return poll_fds(timeout);
 }
 
@@ -215,7 +284,7 @@ int lp_tran_fds(int **fds)
 	struct lp_conn *pc = lp_pvmd_conn();
 	int n = 0;
 
-	lp_shm_watch_fds();
+	lp_route_watch_fds();
 
 	if (nall + 1 > cap) {
 		int *nv = realloc(v, sizeof *nv * (size_t)(nall + 8));

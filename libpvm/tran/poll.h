@@ -32,4 +32,13 @@ void lp_poll_del(struct lp_pollable *p);
  */
 int lp_progress(const struct timespec *timeout);
 
+/* One look at the transports polled without a descriptor (rings), with no
+ * system call.  Returns the number of messages (records) they moved. */
+int lp_progress_peek(void);
+
+/* PvmPollType (PvmPollSleep by default) and PvmPollTime (probes before
+ * sleeping, docs/shm.md): how lp_progress waits while it spins. */
+extern int lp_poll_type;
+extern int lp_poll_time;
+
 #endif /* LPVM_TRAN_POLL_H */

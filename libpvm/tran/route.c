@@ -1,123 +1,294 @@
 /*
- * route.c - per-peer state and the choice of a transport per destination
- * (see tran.h).
+ * route.c - the transport table, the choice of a transport per
+ * destination and the per-peer state (see tran.h).
+ *
+ * Nothing here knows one transport from another: the table is sorted by
+ * exclusivity, PVM_TRAN (read at each enrollment) turns rows off, and the
+ * row marked .always is the route of last resort.
  */
+#define _GNU_SOURCE
 #include "tran.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
+#include <unistd.h>
 
-#include "common/clock.h"
+#include "common/idhash.h"
 #include "lpvm.h"
 
-/* Transports by decreasing exclusivity; the pvmd route comes last and
- * always reaches. */
-static const struct lp_tran *const trans[] = {
-	&lp_tran_shm, /* whatever PvmRoute says (docs/shm.md) */
+/* Every transport built in, in any order (sorted by exclusivity below). */
+static const struct lp_tran *const table[] = {
+	&lp_tran_shm,
 	&lp_tran_direct,
 	&lp_tran_pvmd,
 };
-#define NTRANS (int)(sizeof trans / sizeof trans[0])
-static int tran_ok[NTRANS];
+#define NTRANS (int)(sizeof table / sizeof table[0])
 
-#define NBUCKET 256
-static struct lp_peer *bucket[NBUCKET];
+/* This enrollment's transports, by decreasing exclusivity: the selected
+ * ones (use[]), whether init() accepted (up[]), and the last resort. */
+static const struct lp_tran *use[NTRANS];
+static int forced[NTRANS], up[NTRANS], nuse;
+static const struct lp_tran *last_resort;
+static int configured;
+/* transports with progress ops, for the progress engine */
+static const struct lp_tran *pollers[NTRANS];
+static int npollers;
+/* the transport a pvm_precv buffer is posted to */
+static const struct lp_tran *poster;
+/* messages sent per transport (use[] index), for PVM_TRAN_REPORT */
+static unsigned long nsent[NTRANS];
 
-static unsigned hash(int tid)
-{
-	unsigned x = (unsigned)tid;
-	return (x ^ (x >> 8) ^ (x >> 18)) % NBUCKET;
-}
+static struct idhash peers;
 
 struct lp_peer *lp_peer_find(int tid)
 {
-	for (struct lp_peer *p = bucket[hash(tid)]; p; p = p->next)
-		if (p->tid == tid)
-			return p;
-	return NULL;
+	return idhash_get(&peers, tid);
 }
 
 struct lp_peer *lp_peer_get(int tid)
 {
-	struct lp_peer *p = lp_peer_find(tid);
-	if (p)
+	struct lp_peer *p = idhash_get(&peers, tid);
+	if (p || tid == 0)
 		return p;
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	p->tid = tid;
-	p->next = bucket[hash(tid)];
-	bucket[hash(tid)] = p;
+	if (idhash_put(&peers, tid, p) < 0) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
 void lp_peer_reset(void)
 {
-	for (int i = 0; i < NBUCKET; i++) {
-		while (bucket[i]) {
-			struct lp_peer *p = bucket[i];
-			bucket[i] = p->next;
-			while (p->held) {
-				struct lp_buf *b = p->held;
-				p->held = b->qnext;
-				b->qnext = b->qprev = NULL;
-				lp_buf_free(b);
-			}
-			free(p);
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		if (!p)
+			continue;
+		while (p->held) {
+			struct lp_buf *b = p->held;
+			p->held = b->qnext;
+			b->qnext = b->qprev = NULL;
+			lp_buf_free(b);
 		}
+		free(p);
+	}
+	idhash_fini(&peers);
+}
+
+/* ---- PVM_TRAN ----
+ *
+ * "a,b": only these (each forced: used whatever PvmRoute says); "^a,b":
+ * all but these; unset or empty: all.  The route of last resort is always
+ * there.  PVM_SHM=0 is an alias of "^shm".  A name we do not know is
+ * reported once on stderr and ignored. */
+
+static int named(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static void check_names(const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		int known = len == 0;
+		for (int i = 0; i < NTRANS && !known; i++)
+			known = strlen(table[i]->name) == len &&
+				!strncmp(p, table[i]->name, len);
+		if (!known)
+			fprintf(stderr, "libpvm: PVM_TRAN: no transport named "
+				"\"%.*s\" (known: shm, direct, pvmd)\n",
+				(int)len, p);
+		p += len;
+		if (*p)
+			p++;
 	}
 }
 
-static int tran_index(const struct lp_tran *t)
+static void configure_routes(void)
 {
-	for (int i = 0; i < NTRANS; i++)
-		if (trans[i] == t)
+	const char *sel = getenv("PVM_TRAN");
+	const char *shm = getenv("PVM_SHM");
+	int exclude = sel && sel[0] == '^';
+	const char *list = sel ? sel + exclude : "";
+	static char lastwarned[256];
+
+	if (*list && strncmp(lastwarned, list, sizeof lastwarned - 1)) {
+		check_names(list);
+		snprintf(lastwarned, sizeof lastwarned, "%s", list);
+	}
+	/* sort by exclusivity (a handful of rows) */
+	const struct lp_tran *sorted[NTRANS];
+	memcpy(sorted, table, sizeof sorted);
+	for (int i = 1; i < NTRANS; i++)
+		for (int j = i; j > 0 && sorted[j]->exclusivity >
+					     sorted[j - 1]->exclusivity; j--) {
+			const struct lp_tran *t = sorted[j];
+			sorted[j] = sorted[j - 1];
+			sorted[j - 1] = t;
+		}
+	nuse = 0;
+	last_resort = NULL;
+	for (int i = 0; i < NTRANS; i++) {
+		const struct lp_tran *t = sorted[i];
+		/* the contract's mandatory part */
+		if (!t->name || !t->init || !t->reach || !t->send ||
+		    !t->pending || !t->fini)
+			continue;
+		int in = !*list || named(list, t->name) != exclude;
+		if (shm && !strcmp(shm, "0") && !strcmp(t->name, "shm"))
+			in = 0;
+		if (!in && !t->always)
+			continue;
+		forced[nuse] = *list && !exclude && named(list, t->name);
+		up[nuse] = 0;
+		use[nuse++] = t;
+		if (t->always)
+			last_resort = t;
+	}
+	configured = 1;
+}
+
+int lp_route_listen(void)
+{
+	int port = 0;
+	configure_routes();
+	for (int i = 0; i < nuse; i++)
+		if (use[i]->listen) {
+			int p = use[i]->listen();
+			if (!port)
+				port = p;
+		}
+	return port;
+}
+
+void lp_route_init(void)
+{
+	if (!configured)
+		configure_routes();
+	npollers = 0;
+	for (int i = 0; i < nuse; i++) {
+		up[i] = use[i]->init(forced[i]) == 0;
+		if (up[i] && use[i]->progress && use[i]->active)
+			pollers[npollers++] = use[i];
+	}
+}
+
+/* ---- PVM_TRAN_REPORT: which transports carried this task's messages ----
+ *
+ * A file name; at pvm_exit (or exit) the task appends one line
+ * "t<tid> <name>=<messages> ..." for the messages it sent to tasks.
+ * The test suite uses it to check that a forced transport carried the
+ * traffic; users may ask the same question. */
+
+static int report_tid;
+
+static void write_report(void)
+{
+	const char *path = getenv("PVM_TRAN_REPORT");
+	unsigned long total = 0;
+	for (int i = 0; i < nuse; i++)
+		total += nsent[i];
+	if (!path || !*path || !total)
+		return;
+	char line[256];
+	int n = snprintf(line, sizeof line, "t%x", (unsigned)report_tid);
+	for (int i = 0; i < nuse && n < (int)sizeof line; i++)
+		n += snprintf(line + n, sizeof line - (size_t)n, " %s=%lu",
+			      use[i]->name, nsent[i]);
+	if (n >= (int)sizeof line)
+		n = (int)sizeof line - 1;
+	line[n++] = '\n';
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		/* one write: lines of concurrent tasks do not mix */
+		ssize_t w = write(fd, line, (size_t)n);
+		(void)w;
+		close(fd);
+	}
+	memset(nsent, 0, sizeof nsent);
+}
+
+static void report_at_exit(void)
+{
+	write_report();
+}
+
+static void count_sent(const struct lp_tran *t)
+{
+	static int atexit_done;
+	for (int i = 0; i < nuse; i++)
+		if (use[i] == t) {
+			nsent[i]++;
+			break;
+		}
+	report_tid = lp.mytid;
+	if (!atexit_done) {
+		atexit_done = 1;
+		if (getenv("PVM_TRAN_REPORT"))
+			atexit(report_at_exit);
+	}
+}
+
+void lp_route_fini(void)
+{
+	write_report();
+	for (int i = nuse - 1; i >= 0; i--)
+		use[i]->fini();
+	for (int i = 0; i < nuse; i++)
+		up[i] = 0;
+	npollers = 0;
+	poster = NULL;
+	configured = 0;
+}
+
+/* ---- choosing and sending ---- */
+
+static int rank_of(const struct lp_tran *t)
+{
+	for (int i = 0; i < nuse; i++)
+		if (use[i] == t)
 			return i;
-	return -1;
-}
-
-/* A direct attempt failed: the pvmd route carries the traffic meanwhile
- * (sequence numbers keep the order when direct works later), and the next
- * attempt waits 2, 4, ... up to 1000 ms, so that a peer that never
- * listens costs at most one connect() a second. */
-static void direct_failed(struct lp_peer *p)
-{
-	int n = p->direct_fails < 10 ? p->direct_fails + 1 : 10;
-	p->direct_fails = n;
-	int64_t delay = (int64_t)1 << n;
-	p->direct_retry_ms = mono_ms() + (delay < 1000 ? delay : 1000);
-}
-
-/* Whether transport i may be tried for peer p now. */
-static int allowed(int i, const struct lp_peer *p)
-{
-	if (!tran_ok[i])
-		return 0;
-	if (trans[i] == &lp_tran_direct)
-		return lp.route == PvmRouteDirect &&
-		       (p->direct_fails == 0 || mono_ms() >= p->direct_retry_ms);
-	return 1;
+	return nuse;
 }
 
 static void choose(struct lp_peer *p)
 {
-	int cur = p->tran ? tran_index(p->tran) : NTRANS;
-	/* look for something better than the current choice (the option may
-	 * have been switched to PvmRouteDirect since) */
+	int cur = p->tran ? rank_of(p->tran) : nuse;
+	/* look for something better than the current choice (an option
+	 * such as PvmRoute may allow one now) */
 	for (int i = 0; i < cur; i++) {
-		if (!allowed(i, p))
+		if (!up[i])
 			continue;
-		void *ep = trans[i]->reach(p->tid);
+		void *ep = use[i]->reach(p->tid);
 		if (ep) {
-			p->tran = trans[i];
+			p->tran = use[i];
 			p->ep = ep;
-			if (trans[i] == &lp_tran_direct)
-				p->direct_fails = 0;
 			return;
 		}
-		if (trans[i] == &lp_tran_direct)
-			direct_failed(p);
 	}
+}
+
+static void forget(struct lp_peer *p)
+{
+	if (p->tran->ep_failed)
+		p->tran->ep_failed(p->ep);
+	p->tran = NULL;
+	p->ep = NULL;
 }
 
 int lp_route_send(struct lp_peer *p, const struct lp_omsg *m)
@@ -127,50 +298,107 @@ int lp_route_send(struct lp_peer *p, const struct lp_omsg *m)
 		if (!p->tran)
 			return PvmSysErr;
 		int r = p->tran->send(p->ep, m);
-		if (r == 0 || p->tran == &lp_tran_pvmd)
+		if (r == 0)
+			count_sent(p->tran);
+		if (r == 0 || p->tran->always)
 			return r;
-		/* a better route failed: the peer is probably gone; the pvmd
-		 * route delivers or drops the message as for any send */
-		if (p->tran == &lp_tran_direct)
-			direct_failed(p);
-		p->tran = NULL;
-		p->ep = NULL;
+		/* a better route failed: the peer is probably gone; the last
+		 * resort delivers or drops the message as for any send */
+		forget(p);
 	}
+}
+
+int lp_route_send_last(const struct lp_omsg *m)
+{
+	if (!last_resort)
+		return PvmSysErr;
+	void *ep = last_resort->reach(m->h.dst);
+	return ep ? last_resort->send(ep, m) : PvmSysErr;
 }
 
 void lp_route_ep_lost(void *ep)
 {
-	for (int i = 0; i < NBUCKET; i++)
-		for (struct lp_peer *p = bucket[i]; p; p = p->next)
-			if (p->ep == ep) {
-				if (p->tran == &lp_tran_direct)
-					direct_failed(p);
-				p->tran = NULL;
-				p->ep = NULL;
-			}
-}
-
-void lp_route_init(void)
-{
-	for (int i = 0; i < NTRANS; i++)
-		tran_ok[i] = trans[i]->init() == 0;
-}
-
-void lp_route_fini(void)
-{
-	for (int i = NTRANS - 1; i >= 0; i--)
-		if (trans[i]->fini)
-			trans[i]->fini();
-	for (int i = 0; i < NTRANS; i++)
-		tran_ok[i] = 0;
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		if (p && p->ep == ep && p->tran)
+			forget(p);
+	}
 }
 
 /* Whether any endpoint of any peer still has output queued. */
 int lp_route_pending(void)
 {
-	for (int i = 0; i < NBUCKET; i++)
-		for (struct lp_peer *p = bucket[i]; p; p = p->next)
-			if (p->tran && p->ep && p->tran->pending(p->ep))
-				return 1;
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		if (p && p->tran && p->ep && p->tran->pending(p->ep))
+			return 1;
+	}
 	return 0;
+}
+
+void lp_route_handoff(void)
+{
+	for (int i = 0; i < nuse; i++)
+		if (up[i] && use[i]->handoff)
+			use[i]->handoff();
+}
+
+void lp_route_watch_fds(void)
+{
+	for (int i = 0; i < nuse; i++)
+		if (up[i] && use[i]->watch_fds)
+			use[i]->watch_fds();
+}
+
+int lp_route_pollers(const struct lp_tran *const **v)
+{
+	*v = pollers;
+	return npollers;
+}
+
+/* ---- single copy into a posted pvm_precv buffer ---- */
+
+size_t lp_route_post_min(void)
+{
+	size_t min = SIZE_MAX;
+	for (int i = 0; i < nuse; i++)
+		if (up[i] && use[i]->post_min) {
+			size_t m = use[i]->post_min();
+			if (m < min)
+				min = m;
+		}
+	return min;
+}
+
+int lp_route_post(int src, int tag, void *buf, size_t len)
+{
+	for (int i = 0; i < nuse; i++)
+		if (up[i] && use[i]->post && use[i]->post(src, tag, buf, len)) {
+			poster = use[i];
+			return 1;
+		}
+	return 0;
+}
+
+int lp_route_post_done(void)
+{
+	return poster ? poster->post_done() : 0;
+}
+
+void lp_route_post_take(struct lp_posted *out)
+{
+	if (poster) {
+		poster->post_take(out);
+		poster = NULL;
+	}
+}
+
+int lp_route_post_withdraw(void)
+{
+	if (!poster)
+		return 1;
+	int r = poster->post_withdraw();
+	if (r)
+		poster = NULL;
+	return r;
 }

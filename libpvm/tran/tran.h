@@ -1,30 +1,58 @@
 /*
- * tran.h - transports and the per-peer route table.
+ * tran.h - the transport contract and the per-peer route table.
  *
  * A transport moves whole messages (struct lp_omsg) to a peer task.  The
- * route layer (route.c) picks one per destination, by exclusivity: the
- * highest-ranked transport whose reach() answers with an endpoint wins,
- * and the choice is cached in the peer's entry.  The pvmd route ranks
- * lowest and always answers.  Adding a transport (shared memory, TCP)
- * means one more struct lp_tran in the table of route.c; nothing above
- * this layer changes.
+ * route layer (route.c) keeps the transports sorted by exclusivity and
+ * picks one per destination: the highest-ranked transport whose reach()
+ * answers with an endpoint wins, and the choice is cached in the peer's
+ * entry.  The route of last resort (.always: the pvmd route) ranks
+ * lowest, reaches every task and cannot be turned off.  PVM_TRAN selects
+ * transports by name (docs/architecture.md).
  *
- * Transports never call up into the API; complete incoming messages go
- * to lp_msg_arrived() (msg/msg.h) and control replies to lp_ctl_arrived().
+ * Adding a transport means one folder under libpvm/tran/ and one row in
+ * the table of route.c; route.c, the progress engine (poll.c) and the
+ * layers above know transports only through this struct.  Transports
+ * never call up into the API; complete incoming messages go to
+ * lp_msg_arrived() (msg/msg.h) and control replies to lp_ctl_arrived().
  */
 #ifndef LPVM_TRAN_H
 #define LPVM_TRAN_H
 
+#include <stdint.h>
+
 #include "conn.h"
 
+/* What a sender wrote into a posted pvm_precv buffer (post_take). */
+struct lp_posted {
+	int src, tag, enc;
+	uint64_t len;
+	uint32_t seq;
+};
+
 struct lp_tran {
-	const char *name;
-	int exclusivity; /* higher is preferred */
-	/* Called after enrollment (listeners...).  Returns 0, or -1 when the
-	 * transport is unavailable to this task (it is then skipped). */
-	int (*init)(void);
+	const char *name; /* as PVM_TRAN names it */
+	int exclusivity;  /* higher is preferred (route.c sorts by it) */
+	int always;       /* the route of last resort: reaches every task and
+			   * pvmd, never fails over, cannot be excluded */
+
+	/* ---- life cycle ---- */
+	/* Optional, before TM_CONNECT: opens what the pvmd announces to
+	 * other tasks.  Returns a TCP port for TM_CONNECT, or 0. */
+	int (*listen)(void);
+	/* After enrollment.  forced: PVM_TRAN named this transport, so it
+	 * carries what it can reach whatever PvmRoute says.  Returns 0, or
+	 * -1 when the transport is unavailable to this task (skipped). */
+	int (*init)(int forced);
+	/* Optional, pvm_exit (lp_flush): hands output that waits on
+	 * something other than a socket to the next route. */
+	void (*handoff)(void);
+	/* Closes everything the transport opened (pvm_exit, exit). */
+	void (*fini)(void);
+
+	/* ---- sending ---- */
 	/* Returns an endpoint for sending to `tid`, or NULL if this transport
-	 * cannot reach it (now).  May connect; never blocks for long. */
+	 * cannot reach it (now); a transport that retries later keeps its
+	 * own back-off.  May connect; never blocks for long. */
 	void *(*reach)(int tid);
 	/* Sends one message.  The message's memory stays the caller's: the
 	 * transport copies what it cannot write now.  Never blocks.  Returns
@@ -33,16 +61,50 @@ struct lp_tran {
 	int (*send)(void *ep, const struct lp_omsg *m);
 	/* Whether output is still queued on an endpoint (for lp_flush). */
 	int (*pending)(void *ep);
-	/* Closes everything the transport opened (pvm_exit, exit). */
-	void (*fini)(void);
+	/* Optional: a send on `ep` failed and the route layer forgets it
+	 * (the transport may back off before reaching that peer again). */
+	void (*ep_failed)(void *ep);
+
+	/* ---- progress without a descriptor (poll.c); all optional ----
+	 * A transport whose data arrives without waking a descriptor (rings
+	 * in shared memory) is polled by the progress engine: it spins on
+	 * progress() while active() and not quiet(), and brackets a block
+	 * in ppoll with sleep_begin()/sleep_end().  Descriptors themselves
+	 * go through lp_poll_add (poll.h). */
+	int (*active)(void);   /* 1: poll me now */
+	int (*progress)(void); /* moves what it can, no system call; returns
+				* the number of messages (records) moved */
+	int (*quiet)(void);    /* 1: nothing can come without a wake-up */
+	/* Before blocking: announce the sleep and look once more; returns
+	 * > 0 when something arrived (then no sleep, sleep_end done);
+	 * *cap_ns: longest sleep allowed (-1: no limit). */
+	int (*sleep_begin)(int64_t *cap_ns);
+	void (*sleep_end)(void);
+	/* pvm_getfds: the program waits on our descriptors itself, so the
+	 * transport must wake a descriptor for every arrival from now on. */
+	void (*watch_fds)(void);
+
+	/* ---- single copy into a waiting pvm_precv (optional) ---- */
+	/* Smallest buffer worth posting now; SIZE_MAX: none. */
+	size_t (*post_min)(void);
+	/* Offers buf to senders of (src, tag): 1 if posted. */
+	int (*post)(int src, int tag, void *buf, size_t len);
+	/* 1 once a sender has filled the posting (meanwhile it moves what
+	 * senders offer). */
+	int (*post_done)(void);
+	/* What the sender wrote; ends the posting. */
+	void (*post_take)(struct lp_posted *out);
+	/* Ends the posting without a message (1), or 0 when a sender had
+	 * claimed it: it has waited for it to be filled; call post_take. */
+	int (*post_withdraw)(void);
 };
 
-extern const struct lp_tran lp_tran_pvmd;
-extern const struct lp_tran lp_tran_direct;
-/* shared memory (tran_shm*.c, docs/shm.md): every local destination */
-extern const struct lp_tran lp_tran_shm;
+/* The table of route.c, each row defined in its transport's folder. */
+extern const struct lp_tran lp_tran_pvmd;   /* tran/pvmd/ */
+extern const struct lp_tran lp_tran_direct; /* tran/direct/ */
+extern const struct lp_tran lp_tran_shm;    /* tran/shm/, docs/shm.md */
 
-/* ---- pvmd route (tran_pvmd.c) ---- */
+/* ---- the pvmd route (tran/pvmd/), also the core's link to its pvmd ---- */
 
 /* Connects to the pvmd's socket.  Returns 0 or PvmSysErr. */
 int lp_pvmd_connect(void);
@@ -53,31 +115,10 @@ extern int lp_pvmd_lost;
 /* Whether the process at the other end of a Unix socket runs as our uid. */
 int lp_peer_is_us(int fd);
 
-/* ---- direct routes over TCP (tran_tcp.c), part of lp_tran_direct ---- */
-
-/* Before TM_CONNECT: loads the VM secret and opens the TCP listener.
- * Returns its port, or 0 when the task accepts no TCP direct routes. */
-int lp_tcp_listen_open(void);
-/* After enrollment: starts accepting on it. */
-void lp_tcp_start(void);
-/* Whether a direct route to `tid` goes over TCP: another host, or
- * PVM_DIRECT_TCP=1 (a test option). */
-int lp_tcp_wanted(int tid);
-/* Whether `tid` may open a TCP direct route to us (its hello). */
-int lp_tcp_tid_ok(int tid);
-/* An authenticated socket to `tid`, or -1: none (yet); then the pvmd
- * route is used and the handshake may finish in the background. */
-int lp_tcp_connect(int tid);
-/* Closes the listener and every handshake in progress. */
-void lp_tcp_fini(void);
-/* tran_direct.c: an accepted socket has authenticated as task `tid`. */
-void lp_direct_adopt(int fd, int tid);
 /* enroll.c: whether a control call waits for its reply now. */
 int lp_ctl_busy(void);
 
 /* ---- per-peer state (route.c) ---- */
-
-enum lp_route_state { LP_ROUTE_UNKNOWN, LP_ROUTE_SET };
 
 struct lp_peer {
 	struct lp_peer *next; /* hash chain */
@@ -86,10 +127,6 @@ struct lp_peer {
 	uint32_t sseq;               /* last seq sent to this peer */
 	const struct lp_tran *tran;  /* chosen transport, NULL = not chosen */
 	void *ep;                    /* its endpoint */
-	/* direct route attempts that failed in a row (the peer may not listen
-	 * yet: a child that has not enrolled), and when to try again */
-	int direct_fails;
-	int64_t direct_retry_ms;
 	/* as receiver: */
 	uint32_t rseq;               /* last seq delivered from this peer */
 	struct lp_buf *held;         /* early messages, sorted by seq */
@@ -102,15 +139,37 @@ struct lp_peer *lp_peer_find(int tid);
 void lp_peer_reset(void);
 
 /* Sends a message to task m->h.dst on its route, choosing one first if
- * needed; falls back to the pvmd route when another fails. */
+ * needed; falls back to the route of last resort when another fails. */
 int lp_route_send(struct lp_peer *p, const struct lp_omsg *m);
+/* Sends a message on the route of last resort: to a pvmd (m->h.dst is a
+ * pvmd's tid; unordered, seq 0), or one that a transport hands off. */
+int lp_route_send_last(const struct lp_omsg *m);
 /* A transport's endpoint died: peers using it choose again. */
 void lp_route_ep_lost(void *ep);
+/* Before TM_CONNECT: reads PVM_TRAN and opens the transports' listeners;
+ * returns the TCP port to announce (0: none). */
+int lp_route_listen(void);
 /* Initialises transports after enrollment / closes them all. */
 void lp_route_init(void);
 void lp_route_fini(void);
 /* Whether some endpoint still has output queued. */
 int lp_route_pending(void);
+/* pvm_exit: every transport hands its waiting output to the next route. */
+void lp_route_handoff(void);
+/* pvm_getfds: every transport wakes a descriptor for each arrival. */
+void lp_route_watch_fds(void);
+/* The transports the progress engine polls (active() may still say no
+ * for the moment); *v belongs to route.c.  Returns their count. */
+int lp_route_pollers(const struct lp_tran *const **v);
+
+/* Single copy into a waiting pvm_precv, through the transport that
+ * offers it (see struct lp_tran): lp_route_post_min is SIZE_MAX when
+ * none does now; the others act on the transport that took the post. */
+size_t lp_route_post_min(void);
+int lp_route_post(int src, int tag, void *buf, size_t len);
+int lp_route_post_done(void);
+void lp_route_post_take(struct lp_posted *out);
+int lp_route_post_withdraw(void);
 
 /* ---- hooks into the layers above (msg/, enroll.c) ---- */
 

@@ -1,5 +1,5 @@
 /*
- * tran_shm_pr.c - large messages into a waiting pvm_precv (docs/shm.md,
+ * shm_precv.c - large messages into a waiting pvm_precv (docs/shm.md,
  * "Large messages into a waiting pvm_precv").
  *
  * A receiver that waits in pvm_precv with nothing matching in its queue
@@ -31,7 +31,7 @@
  * from the sender's memory with process_vm_readv.
  */
 #define _GNU_SOURCE
-#include "tran_shm.h"
+#include "tran/shm/shm.h"
 
 #include <errno.h>
 #include <limits.h>

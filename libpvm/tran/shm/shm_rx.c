@@ -1,5 +1,5 @@
 /*
- * tran_shm_rx.c - receiving on the shared-memory route (docs/shm.md).
+ * shm_rx.c - receiving on the shared-memory route (docs/shm.md).
  *
  * The owner of an inbox scans the slots whose bit is set in `active`,
  * takes every record between its tail and the sender's head, assembles
@@ -8,7 +8,7 @@
  * sender has left (closed) or died, once the ring is drained.
  */
 #define _GNU_SOURCE
-#include "tran_shm.h"
+#include "tran/shm/shm.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * tran_shm_tx.c - sending on the shared-memory route (docs/shm.md).
+ * shm_tx.c - sending on the shared-memory route (docs/shm.md).
  *
  * A message that fits in the free part of the ring goes in whole, in one
  * WHOLE record, straight from the caller's memory.  Anything else (or
@@ -9,7 +9,7 @@
  * push it.  Sends never wait for the receiver.
  */
 #define _GNU_SOURCE
-#include "tran_shm.h"
+#include "tran/shm/shm.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -385,7 +385,6 @@ int lp_shm_tx_push(struct shm_peer *sp)
 
 void lp_shm_tx_handoff(struct shm_peer *sp)
 {
-	struct lp_conn *pc = lp_pvmd_conn();
 	if (peer_gone(sp))
 		return;
 	while (sp->q) {
@@ -420,7 +419,7 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 				    (o->rec.seq | SHMSEG_REF_FAIL))
 				send = 1; /* it could not read it */
 		}
-		if (send && pc) {
+		if (send) {
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
 			uint32_t frag = lp.fragsize > 0 ? (uint32_t)lp.fragsize
 							: 4080;
@@ -434,7 +433,7 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 				.seg = &seg, .nseg = 1, .total = o->rec.total,
 				.frag = frag,
 			};
-			lp_tran_pvmd.send(pc, &m);
+			lp_route_send_last(&m);
 		}
 		sp->q = o->next;
 		lp_shm_out_free(o);

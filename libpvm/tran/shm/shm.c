@@ -1,10 +1,11 @@
 /*
- * tran_shm.c - the shared-memory route: this task's inbox, the peers we
+ * shm.c - the shared-memory route: this task's inbox, the peers we
  * send to, waiting and leaving (docs/shm.md; layout in proto/shmseg.h).
- * Sending is in tran_shm_tx.c, receiving in tran_shm_rx.c.
+ * Sending is in shm_tx.c, receiving in shm_rx.c, single copy into a
+ * waiting pvm_precv in shm_precv.c.
  */
 #define _GNU_SOURCE
-#include "tran_shm.h"
+#include "tran/shm/shm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +23,6 @@
 #include "lpvm.h"
 
 struct shm_self lp_shm = {.efd = -1};
-int lp_shm_polltype = PvmPollSleep;
-int lp_shm_polltime = 20000; /* probes of the rings before sleeping */
 unsigned lp_shm_test_nap_us; /* PVM_SHM_TEST_NAP (tests only) */
 
 #define NBUCKET 256
@@ -148,11 +147,12 @@ static int make_inbox(void)
 	return 0;
 }
 
-static int shm_init(void)
+static int shm_init(int forced)
 {
 	static int atfork_done;
 	const char *e = getenv("PVM_SHM");
 
+	(void)forced; /* shared memory takes every local peer anyway */
 	if (e && !strcmp(e, "0"))
 		return -1;
 	if (lp_shm.on)
@@ -400,6 +400,8 @@ int lp_shm_quiet(void)
 
 int lp_shm_sleep_begin(int64_t *cap_ns)
 {
+	if (lp_shm_test_nap_us)
+		usleep(lp_shm_test_nap_us);
 	*cap_ns = -1;
 	atomic_store(&lp_shm.hdr->sleeping, 1);
 	/* senders we wait for room: the receiver wakes us when it frees some */
@@ -491,12 +493,40 @@ static void shm_fini(void)
 	lp_shm.fdwatch = 0;
 }
 
+static int shm_active(void)
+{
+	return lp_shm_active();
+}
+
+static size_t shm_post_min(void)
+{
+	return lp_shm_active() ? lp_shm_direct_min : SIZE_MAX;
+}
+
+static void shm_post_take(struct lp_posted *out)
+{
+	lp_shm_post_take(&out->src, &out->tag, &out->enc, &out->len,
+			 &out->seq);
+}
+
 const struct lp_tran lp_tran_shm = {
 	.name = "shm",
 	.exclusivity = 20,
 	.init = shm_init,
+	.handoff = lp_shm_handoff,
+	.fini = shm_fini,
 	.reach = shm_reach,
 	.send = shm_send,
 	.pending = shm_pending,
-	.fini = shm_fini,
+	.active = shm_active,
+	.progress = lp_shm_poll,
+	.quiet = lp_shm_quiet,
+	.sleep_begin = lp_shm_sleep_begin,
+	.sleep_end = lp_shm_sleep_end,
+	.watch_fds = lp_shm_watch_fds,
+	.post_min = shm_post_min,
+	.post = lp_shm_post,
+	.post_done = lp_shm_post_done,
+	.post_take = shm_post_take,
+	.post_withdraw = lp_shm_withdraw,
 };

@@ -1,5 +1,5 @@
 /*
- * tran_tcp.c - the TCP side of direct routes: tasks of different hosts
+ * direct_tcp.c - the TCP side of direct routes: tasks of different hosts
  * (docs/protocol.md "Direct routes", docs/hosts.md "Authentication").
  *
  * A task that accepts direct routes also listens on a TCP port (any
@@ -9,7 +9,7 @@
  * both prove they know the virtual machine's secret (the file `secret` in
  * the VM directory) with the pvmds' DM_HELLO / DM_AUTH exchange, labels
  * "task-acceptor" and "task-connector".  Then the socket is handed to
- * tran_direct.c and carries the hello and the messages exactly as a Unix
+ * direct.c and carries the hello and the messages exactly as a Unix
  * direct connection does.
  *
  * Nothing here blocks for long: the acceptor runs the handshake as a
@@ -21,7 +21,7 @@
  * follows is left to the ordinary connection reader.
  */
 #define _GNU_SOURCE
-#include "tran.h"
+#include "tran/direct/direct.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,7 +245,7 @@ static const char *in_frame(struct tcp_in *t)
 	wire_wr_free(&w);
 	if (e < 0)
 		return "write failed";
-	/* authenticated: the hello and messages follow (tran_direct.c) */
+	/* authenticated: the hello and messages follow (direct.c) */
 	int fd = t->s.fd, peer = t->peer;
 	in_drop(t, NULL);
 	debug("TCP direct connection from t%x accepted", peer);

@@ -1,11 +1,13 @@
 /*
- * tran_shm.h - the shared-memory route (docs/shm.md), internal to
- * tran_shm.c (inbox, peers, life cycle), tran_shm_tx.c (sending) and
- * tran_shm_rx.c (receiving, waiting).  poll.c and msg/ use the lp_shm_*
- * calls declared at the end.
+ * shm.h - the shared-memory transport (docs/shm.md), internal to its
+ * folder: shm.c (inbox, peers, life cycle, the struct lp_tran row),
+ * shm_tx.c (sending), shm_rx.c (receiving, waiting) and shm_precv.c
+ * (single copy into a waiting pvm_precv).  Nothing outside this folder
+ * includes it: the rest of libpvm sees the transport through struct
+ * lp_tran only.
  */
-#ifndef LPVM_TRAN_SHM_H
-#define LPVM_TRAN_SHM_H
+#ifndef LPVM_TRAN_SHM_SHM_H
+#define LPVM_TRAN_SHM_SHM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +17,7 @@
 #include "common/clock.h"
 #include "shmseg.h"
 #include "lpvm.h"
-#include "tran.h"
+#include "tran/tran.h"
 
 /* A message waiting in the sender's memory for room in a ring. */
 struct shm_out {
@@ -89,7 +91,7 @@ struct shm_peer {
 };
 
 /* ---- state shared by the three files ---- */
-struct shm_in; /* receiving side of one slot (tran_shm_rx.c) */
+struct shm_in; /* receiving side of one slot (shm_rx.c) */
 struct shm_self {
 	int on;          /* the route is up for this task */
 	pid_t pid;
@@ -113,7 +115,7 @@ int lp_shm_pid_gone(pid_t pid);
  * Returns 0, or -1 (errno set; ESRCH: pid has exited). */
 int lp_shm_read(pid_t pid, void *dst, uint64_t addr, uint64_t n);
 
-/* tran_shm_tx.c */
+/* shm_tx.c */
 int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m);
 int lp_shm_tx_push(struct shm_peer *sp); /* records written */
 void lp_shm_out_free(struct shm_out *o);
@@ -122,7 +124,7 @@ void lp_shm_tx_drop(struct shm_peer *sp);
  * cut short is abandoned and resent whole there. */
 void lp_shm_tx_handoff(struct shm_peer *sp);
 
-/* tran_shm_rx.c */
+/* shm_rx.c */
 int lp_shm_rx_init(void);
 void lp_shm_rx_fini(void);
 int lp_shm_rx_poll(void);
@@ -131,11 +133,11 @@ int lp_shm_rx_check(int *took);
  * sender (for the senders' single-copy check). */
 void lp_shm_rx_publish_delivered(void);
 
-/* tran_shm_pr.c: single copy into a waiting pvm_precv */
+/* shm_precv.c: single copy into a waiting pvm_precv */
 int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m);
 int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m);
 
-/* ---- used by poll.c and msg/ ---- */
+/* ---- the operations of lp_tran_shm (shm.c) ---- */
 
 /* Whether the shared-memory route is up (then lp_progress spins). */
 static inline int lp_shm_active(void)
@@ -156,7 +158,7 @@ void lp_shm_sleep_end(void);
 /* pvm_getfds: a program that waits on our fds itself must see shm
  * arrivals too, so senders write our eventfd for every message. */
 void lp_shm_watch_fds(void);
-/* Single copy (tran_shm_pr.c): pvm_precv posts its buffer (returns 1
+/* Single copy (shm_precv.c): pvm_precv posts its buffer (returns 1
  * if it did: at least lp_shm_direct_min bytes, route up, none posted);
  * lp_shm_post_done says a sender has filled it (meanwhile it copies the
  * part of the message a sender offers us), lp_shm_post_take gets
@@ -189,4 +191,4 @@ int lp_shm_withdraw(void);
 /* pvm_exit (lp_flush): hands every queued message to the pvmd route. */
 void lp_shm_handoff(void);
 
-#endif /* LPVM_TRAN_SHM_H */
+#endif /* LPVM_TRAN_SHM_SHM_H */

@@ -1,10 +1,10 @@
 /*
- * tran_pvmd.c - the route through the pvmd: the task's one Unix-socket
+ * pvmd_route.c - the route through the pvmd: the task's one Unix-socket
  * connection to its pvmd, carrying control requests and, by default,
  * every message (the pvmd forwards frames to the destination task).
  */
 #define _GNU_SOURCE
-#include "tran.h"
+#include "tran/tran.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,8 +78,9 @@ int lp_pvmd_connect(void)
 	return 0;
 }
 
-static int pvmd_init(void)
+static int pvmd_init(int forced)
 {
+	(void)forced; /* the last resort carries what nothing else reaches */
 	return 0;
 }
 
@@ -114,6 +115,7 @@ static void pvmd_fini(void)
 const struct lp_tran lp_tran_pvmd = {
 	.name = "pvmd",
 	.exclusivity = 0,
+	.always = 1,
 	.init = pvmd_init,
 	.reach = pvmd_reach,
 	.send = pvmd_send,

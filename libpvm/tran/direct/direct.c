@@ -1,5 +1,6 @@
 /*
- * tran_direct.c - direct task-to-task routes over Unix sockets.
+ * direct.c - the direct transport: task-to-task routes over Unix sockets
+ * (and TCP, direct_tcp.c).
  *
  * Every enrolled task (unless PvmRoute is PvmDontRoute) listens on
  * vmdir_task_sock(mytid).  A task with PvmRoute = PvmRouteDirect that
@@ -10,12 +11,12 @@
  * listening one.  Order across routes is kept by the seq numbers.
  *
  * To a task of another host (or with PVM_DIRECT_TCP=1 to any), the
- * connection is a TCP socket that tran_tcp.c has connected or accepted
+ * connection is a TCP socket that direct_tcp.c has connected or accepted
  * and authenticated (the VM secret instead of SO_PEERCRED); from the
  * hello on it is handled here exactly as a Unix one.
  */
 #define _GNU_SOURCE
-#include "tran.h"
+#include "tran/direct/direct.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +27,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+#include "common/idhash.h"
 #include "lpvm.h"
 #include "vmdir.h"
 
@@ -40,6 +43,17 @@ struct dconn {
 	struct lp_conn *c;
 };
 static struct dconn *dconns;
+
+/* PVM_TRAN named us: direct routes whatever PvmRoute says */
+static int forced;
+
+/* Peers a direct route failed to in a row (one may not listen yet: a
+ * child that has not enrolled): tid -> struct backoff. */
+struct backoff {
+	int fails;
+	int64_t retry_ms;
+};
+static struct idhash backoffs;
 
 /* c->what of TCP connections (compared by address) */
 static const char what_tcp[] = "direct-tcp";
@@ -166,11 +180,12 @@ static void unlink_at_exit(void)
 		unlink(lpath);
 }
 
-static int direct_init(void)
+static int direct_init(int named)
 {
 	static int atexit_done;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
+	forced = named;
 	if (lp.route == PvmDontRoute || lfd >= 0)
 		return 0; /* we may still connect out */
 	lp_tcp_start();
@@ -217,12 +232,47 @@ static int unix_connect(int tid)
 	return fd;
 }
 
+/* A direct attempt failed: the pvmd route carries the traffic meanwhile
+ * (sequence numbers keep the order when direct works later), and the next
+ * attempt waits 2, 4, ... up to 1000 ms, so that a peer that never
+ * listens costs at most one connect() a second. */
+static void failed(int tid)
+{
+	struct backoff *b = idhash_get(&backoffs, tid);
+	if (!b) {
+		b = calloc(1, sizeof *b);
+		if (!b || idhash_put(&backoffs, tid, b) < 0) {
+			free(b);
+			return;
+		}
+	}
+	if (b->fails < 10)
+		b->fails++;
+	int64_t delay = (int64_t)1 << b->fails;
+	b->retry_ms = mono_ms() + (delay < 1000 ? delay : 1000);
+}
+
+static void direct_ep_failed(void *ep)
+{
+	struct lp_conn *c = ep;
+	failed(c->peer);
+}
+
 static void *direct_reach(int tid)
 {
+	if (!forced && lp.route != PvmRouteDirect)
+		return NULL;
+	struct backoff *b = idhash_get(&backoffs, tid);
+	if (b && mono_ms() < b->retry_ms)
+		return NULL;
 	int tcp = lp_tcp_wanted(tid);
 	int fd = tcp ? lp_tcp_connect(tid) : unix_connect(tid);
-	if (fd < 0)
+	if (fd < 0) {
+		failed(tid);
 		return NULL;
+	}
+	if (b)
+		free(idhash_del(&backoffs, tid));
 	struct lp_conn *c = lp_conn_new(fd, tcp ? what_tcp : "direct",
 					direct_msg, out_closed, NULL);
 	if (!c)
@@ -267,6 +317,11 @@ static int direct_pending(void *ep)
 
 static void direct_fini(void)
 {
+	for (size_t i = 0; i < backoffs.cap; i++)
+		if (backoffs.slots[i].key)
+			free(backoffs.slots[i].val);
+	idhash_fini(&backoffs);
+	forced = 0;
 	lp_tcp_fini();
 	while (dconns) {
 		struct dconn *d = dconns;
@@ -288,9 +343,11 @@ static void direct_fini(void)
 const struct lp_tran lp_tran_direct = {
 	.name = "direct",
 	.exclusivity = 10,
+	.listen = lp_tcp_listen_open,
 	.init = direct_init,
+	.fini = direct_fini,
 	.reach = direct_reach,
 	.send = direct_send,
 	.pending = direct_pending,
-	.fini = direct_fini,
+	.ep_failed = direct_ep_failed,
 };
