@@ -7,5 +7,5 @@ lpvm_api_sources += \
 	libpvm/api/context.c libpvm/api/taskctl.c \
 	libpvm/api/spawn.c libpvm/api/export.c libpvm/api/start.c \
 	libpvm/api/catchout.c libpvm/api/compat.c libpvm/api/later.c \
-	libpvm/api/mbox.c libpvm/api/mhf.c libpvm/api/hosts.c \
+	libpvm/api/mbox.c libpvm/api/hosts.c \
 	libpvm/api/private.c libpvm/api/reghoster.c libpvm/lpvm_priv.h

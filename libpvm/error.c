@@ -79,6 +79,13 @@ static void say(const char *what, const char *sep, const char *text)
 	fputs(line, stderr);
 }
 
+static int (*leave)(void);
+
+void lp_err_set_leave(int (*f)(void))
+{
+	leave = f;
+}
+
 int lp_err(const char *fn, int code)
 {
 	static int leaving;
@@ -92,7 +99,8 @@ int lp_err(const char *fn, int code)
 		 * 3 aborts, as the reference does. */
 		if (lp_autoerr == 2) {
 			leaving = 1;
-			pvm_exit();
+			if (leave)
+				leave();
 			exit(code);
 		}
 		if (lp_autoerr == 3)

@@ -12,7 +12,7 @@ lpvm_api_sources =
 include libpvm/tran.mk
 include libpvm/api.mk
 
-libpvm_libpvm3_la_SOURCES = libpvm/lpvm.h libpvm/buf.h libpvm/error.c \
+libpvm_libpvm3_la_SOURCES = libpvm/lpvm.h libpvm/error.h libpvm/error.c \
 	$(lpvm_tran_sources) $(lpvm_api_sources) $(lpvm_pack_sources)
 libpvm_libpvm3_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
 libpvm_libpvm3_la_LIBADD = proto/libwire.la

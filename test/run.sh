@@ -11,6 +11,9 @@
 # transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd); PVM_TEST_NOSHM=0
 # skips those passes.
 set -u
+# The whole script is one block, read before any of it runs, so that
+# editing it while a run is going on cannot break that run.
+{
 : "${abs_top_builddir:?abs_top_builddir is not set}"
 : "${abs_top_srcdir:?abs_top_srcdir is not set}"
 export abs_top_builddir abs_top_srcdir
@@ -62,6 +65,10 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"
 		count_tap "$(basename "$prog")" "${PIPESTATUS[0]}"
 	done
+	# libpvm's layers call only downward (docs/architecture.md)
+	echo "# test/layers.py"
+	python3 "$abs_top_srcdir/test/layers.py" "$abs_top_builddir" 2>&1 | tee "$log"
+	count_tap layers.py "${PIPESTATUS[0]}"
 fi
 
 if ! command -v bats >/dev/null; then
@@ -125,3 +132,5 @@ summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
 echo "$summary"
 [ "$failed" -eq 0 ]
+exit
+}

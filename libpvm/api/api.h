@@ -19,7 +19,6 @@ int lpvmerr(char *f, int n);
 int pvmgetclock(struct timeval *tm);
 int pvmsleep(int secs);
 char *pvmnametag(int tag, int *found);
-void pvmdisplaymhfinfo(char *who, char *msg, int tid);
 
 /*
  * Enrolls if needed (as every PVM call does) and keeps the variables
@@ -45,6 +44,32 @@ int lp_api_status(int code, struct wire_wr *req);
 /* With PvmDebugMask set, each control call is logged on stderr as
  * "libpvm [t40001] TM_SPAWN: request N bytes, status S". */
 void lp_api_debug_call(int code, size_t reqlen, int status);
+
+/* After leaving the machine (pvm_exit, pvm_halt): closes every
+ * connection and forgets the enrollment, the queued messages and the
+ * children's output in progress. */
+void lp_api_left(void);
+
+/* Copies what programs may read directly (pvmmyctx, pvmctrc) from lp;
+ * called whenever enrollment or an option changes them. */
+void lp_api_sync(void);
+
+/* ---- collected output of children (catchout.c) ---- */
+
+/* Tag and context of output messages for pvm_catchout, the reference's
+ * TC_OUTPUT and SYSCTX_TC: PvmOutputCode / PvmOutputContext show them. */
+#define LP_OUTPUT_TAG ((int)0x80030005)
+#define LP_OUTPUT_CTX 0x7ffff
+
+/* The filter of every unordered message that arrives whole (msg.h): an
+ * output message for pvm_catchout is printed and freed (returns 1);
+ * anything else is left alone (returns 0). */
+int lp_output_msg(struct lp_buf *b);
+/* pvm_exit: while collection is on, waits until every task sending us
+ * output has ended it. */
+void lp_output_wait(void);
+/* After leaving the machine: prints partial lines, forgets the tasks. */
+void lp_output_reset(void);
 
 /* Whether `tid` has the shape of a task tid (no daemon or multicast
  * bit, nonzero host and task parts). */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg/msg.h"
+
 /* The current context, for programs that read it (srm.pvm does). */
 int pvmmyctx = 0;
 
@@ -30,6 +32,22 @@ void lp_api_sync(void)
 		memset(pvmctrc.tmask, '@', TEV_MASK_LENGTH - 1);
 		pvmctrc.tmask[TEV_MASK_LENGTH - 1] = '\0';
 	}
+}
+
+void lp_api_left(void)
+{
+	lp_disconnect();
+	lp_msg_reset();
+	lp_output_reset();
+	lp_api_sync();
+}
+
+/* The hooks through which the layers below reach this one. */
+__attribute__((constructor)) static void register_hooks(void)
+{
+	lp_enroll_set_hook(lp_api_sync);
+	lp_msg_set_filter(lp_output_msg);
+	lp_err_set_leave(pvm_exit);
 }
 
 int lp_api_enroll(const char *fn)

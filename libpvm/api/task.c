@@ -39,10 +39,8 @@ int pvm_exit(void)
 		r = lp_api_call(WIRE_TM_EXIT, NULL, &rd, &mem);
 		free(mem);
 	}
-	lp_disconnect();
-	lp_output_reset();
+	lp_api_left();
 	lp_mhf_reset(); /* the reference forgets its handlers too */
-	lp_api_sync();
 	return r < 0 ? lp_err("pvm_exit", PvmSysErr) : 0;
 }
 
@@ -138,9 +136,7 @@ int pvm_halt(void)
 	for (int i = 0; i < steps && lp_pvmd_conn(); i++)
 		if (lp_progress(&step) < 0)
 			break;
-	lp_disconnect();
-	lp_output_reset();
-	lp_api_sync();
+	lp_api_left();
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 #include "tran/tran.h"
 
 static struct lp_buf *head, *tail;
-struct lp_precv_target lp_ptarget;
+static int (*filter)(struct lp_buf *b);
 
 struct lp_buf *lp_rxq_head(void)
 {
@@ -52,7 +52,7 @@ void lp_msg_arrived(struct lp_buf *b)
 	struct lp_peer *p;
 
 	/* output of children for pvm_catchout never reaches a receive */
-	if (b->seq == 0 && lp_output_msg(b))
+	if (b->seq == 0 && filter && filter(b))
 		return;
 	if (b->seq == 0 || !(p = lp_peer_get(b->src))) {
 		append(b);
@@ -100,6 +100,30 @@ void lp_msg_took(int src, uint32_t seq)
 		append(h);
 		p->rseq = h->seq;
 	}
+}
+
+void lp_msg_set_filter(int (*f)(struct lp_buf *b))
+{
+	filter = f;
+}
+
+static int direct_ok(int src, int tag, int ctx, uint32_t seq)
+{
+	struct lp_peer *p = lp_peer_find(src);
+	struct lp_buf probe = {.src = src, .tag = tag, .ctx = ctx};
+	return p && seq == lp_seq_next(p->rseq) && lp_precv_fits(src, tag, ctx) &&
+	       !lp_mhf_match(&probe);
+}
+
+/* The transports hand what arrives to this layer through these. */
+__attribute__((constructor)) static void register_up(void)
+{
+	static const struct lp_tran_up up = {
+		.arrived = lp_msg_arrived,
+		.took = lp_msg_took,
+		.direct_ok = direct_ok,
+	};
+	lp_tran_set_up(&up);
 }
 
 void lp_msg_reset(void)

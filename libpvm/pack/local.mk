@@ -1,5 +1,6 @@
 # Message buffers and packing (PvmDataDefault/XDR, Raw, InPlace).
-lpvm_pack_sources = libpvm/buf.c libpvm/pack/pack.h libpvm/pack/pack.c \
+lpvm_pack_sources = libpvm/pack/buf.h libpvm/pack/buf.c \
+	libpvm/pack/pack.h libpvm/pack/pack.c \
 	libpvm/pack/xdr.c libpvm/pack/pkmesg.c libpvm/pack/packf.c
 
 # Unit test of buffers and packing: needs no pvmd; prints TAP.

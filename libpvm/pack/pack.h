@@ -16,7 +16,9 @@
 #ifndef LPVM_PACK_H
 #define LPVM_PACK_H
 
-#include "lpvm.h"
+#include "error.h"
+#include "pack/buf.h"
+#include "pvm3.h"
 
 enum lp_type {
 	LP_BYTE,

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "pack/buf.h"
 #include "poll.h"
 #include "wire.h"
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "lpvm.h"
-#include "msg/msg.h"
 #include "poll.h"
 #include "tran.h"
 
@@ -37,6 +36,12 @@ static uint32_t next_wid(void)
 	return lastwid;
 }
 static pid_t enroll_pid;
+static void (*enrolled_hook)(void);
+
+void lp_enroll_set_hook(void (*enrolled)(void))
+{
+	enrolled_hook = enrolled;
+}
 
 unsigned lp_gs_epoch;
 
@@ -139,7 +144,8 @@ static int parse_connect(const uint8_t *p, size_t n)
 	lp.outtid = lp.selfouttid = outtid;
 	lp.outctx = lp.selfoutctx = outctx;
 	lp.outtag = lp.selfouttag = outtag;
-	lp_api_sync();
+	if (enrolled_hook)
+		enrolled_hook();
 	return 0;
 }
 
@@ -176,6 +182,7 @@ int lp_enroll(void)
 	free(rep);
 	if (r < 0) {
 		lp_route_fini();
+		lp_pvmd_close();
 		return r == PvmBadVersion ? r : PvmSysErr;
 	}
 	lp.enrolled = 1;
@@ -228,8 +235,8 @@ int lp_flush(void)
 void lp_disconnect(void)
 {
 	lp_route_fini();
+	lp_pvmd_close();
 	lp_peer_reset();
-	lp_msg_reset();
 	lp.enrolled = 0;
 	lp.mytid = 0;
 	lp_selftid = 0;

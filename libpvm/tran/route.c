@@ -42,6 +42,35 @@ static unsigned long nsent[NTRANS];
 
 static struct idhash peers;
 
+/* ---- the layer above (tran.h) ---- */
+
+static struct lp_tran_up above;
+struct lp_precv_target lp_ptarget;
+
+void lp_tran_set_up(const struct lp_tran_up *u)
+{
+	above = *u;
+}
+
+void lp_tran_arrived(struct lp_buf *b)
+{
+	if (above.arrived)
+		above.arrived(b);
+	else
+		lp_buf_free(b); /* nobody in this program receives */
+}
+
+void lp_tran_took(int src, uint32_t seq)
+{
+	if (above.took)
+		above.took(src, seq);
+}
+
+int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq)
+{
+	return above.direct_ok && above.direct_ok(src, tag, ctx, seq);
+}
+
 struct lp_peer *lp_peer_find(int tid)
 {
 	return idhash_get(&peers, tid);

@@ -104,7 +104,8 @@ extern const struct lp_tran lp_tran_pvmd;   /* tran/pvmd/ */
 extern const struct lp_tran lp_tran_direct; /* tran/direct/ */
 extern const struct lp_tran lp_tran_shm;    /* tran/shm/, docs/shm.md */
 
-/* ---- the pvmd route (tran/pvmd/), also the core's link to its pvmd ---- */
+/* ---- the core's link to its pvmd (pvmd_link.c; the pvmd transport
+ * sends on it too) ---- */
 
 /* Connects to the pvmd's socket.  Returns 0 or PvmSysErr. */
 int lp_pvmd_connect(void);
@@ -112,6 +113,8 @@ int lp_pvmd_connect(void);
 struct lp_conn *lp_pvmd_conn(void);
 /* Set once the pvmd connection has died; cleared by lp_pvmd_connect. */
 extern int lp_pvmd_lost;
+/* Closes it (pvm_exit). */
+void lp_pvmd_close(void);
 /* Whether the process at the other end of a Unix socket runs as our uid. */
 int lp_peer_is_us(int fd);
 
@@ -171,12 +174,67 @@ int lp_route_post_done(void);
 void lp_route_post_take(struct lp_posted *out);
 int lp_route_post_withdraw(void);
 
-/* ---- hooks into the layers above (msg/, enroll.c) ---- */
+/* The seq after `s` (0 means "unordered" and is skipped on wrap). */
+static inline uint32_t lp_seq_next(uint32_t s)
+{
+	return s + 1 ? s + 1 : 1;
+}
 
-/* A complete ordinary message arrived (ownership passes). */
-void lp_msg_arrived(struct lp_buf *b);
+/* ---- what the message layer above registers: no transport calls up
+ * by name (docs/architecture.md) ---- */
+
+struct lp_tran_up {
+	/* A complete ordinary message arrived (ownership passes). */
+	void (*arrived)(struct lp_buf *b);
+	/* A message of src with seq went straight into the waiting
+	 * pvm_precv's buffer (lp_ptarget): the order moves past it. */
+	void (*took)(int src, uint32_t seq);
+	/* Whether the waiting pvm_precv may take this message straight
+	 * into its buffer: it matches, it is the next in order from src,
+	 * and no message handler wants it. */
+	int (*direct_ok)(int src, int tag, int ctx, uint32_t seq);
+};
+/* Called once by the layer above at start-up. */
+void lp_tran_set_up(const struct lp_tran_up *up);
+/* What transports call (a message nobody registered for is freed). */
+void lp_tran_arrived(struct lp_buf *b);
+void lp_tran_took(int src, uint32_t seq);
+int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq);
+
+/*
+ * The receive waiting now (set by msg/ for the time of one lp_progress).
+ * For a pvm_precv (copy = 1) a transport that has a whole message which
+ * lp_tran_direct_ok accepts may copy it straight into buf (then fill in
+ * the result and call lp_tran_took) instead of building a buffer.  A
+ * matching message that joins the queue meanwhile turns the target off,
+ * so that the earliest match still wins, and sets hit: a transport then
+ * stops reading more for now, so that the receive returns at once.
+ */
+struct lp_precv_target {
+	int active, done;
+	int copy;          /* buf is a pvm_precv's: a transport may fill it */
+	int hit;           /* a matching message joined the queue */
+	int tid, tag, ctx; /* the filter (-1: any) */
+	void *buf;
+	size_t room;
+	int src, rtag;     /* result */
+	size_t len;
+};
+extern struct lp_precv_target lp_ptarget;
+static inline int lp_precv_fits(int src, int tag, int ctx)
+{
+	return lp_ptarget.active && (lp_ptarget.tid == -1 || lp_ptarget.tid == src) &&
+	       (lp_ptarget.tag == -1 || lp_ptarget.tag == tag) &&
+	       lp_ptarget.ctx == ctx;
+}
+
+/* ---- enroll.c: the core below every transport ---- */
+
 /* A control frame arrived from the pvmd (ownership of data passes). */
 void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len);
+/* Called after each enrollment (the API layer keeps the variables
+ * programs read in step); set once at start-up. */
+void lp_enroll_set_hook(void (*enrolled)(void));
 /* Count of TM_GS_EVENTs received (lpvm_priv_gs_epoch). */
 extern unsigned lp_gs_epoch;
 

@@ -119,7 +119,7 @@ static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
 			lp_buf_free(m->buf);
 		return -1;
 	}
-	lp_msg_arrived(m->buf);
+	lp_tran_arrived(m->buf);
 	return 0;
 }
 

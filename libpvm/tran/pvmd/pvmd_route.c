@@ -1,82 +1,10 @@
 /*
- * pvmd_route.c - the route through the pvmd: the task's one Unix-socket
- * connection to its pvmd, carrying control requests and, by default,
- * every message (the pvmd forwards frames to the destination task).
+ * pvmd_route.c - the pvmd transport: task messages through the pvmd, on
+ * the task's connection to it (tran/pvmd_link.c); the pvmd forwards each
+ * frame to the destination task.  The route of last resort: it reaches
+ * every task and every pvmd.
  */
-#define _GNU_SOURCE
 #include "tran/tran.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include "lpvm.h"
-#include "vmdir.h"
-
-static struct lp_conn *pconn;
-int lp_pvmd_lost;
-
-struct lp_conn *lp_pvmd_conn(void)
-{
-	return pconn && !pconn->dead ? pconn : NULL;
-}
-
-static int pvmd_msg(struct lp_conn *c, struct lp_inmsg *m)
-{
-	(void)c;
-	if (m->h.flags & WIRE_F_CTRL)
-		lp_ctl_arrived(&m->h, m->ctl, m->ctllen);
-	else
-		lp_msg_arrived(m->buf);
-	return 0;
-}
-
-static void pvmd_closed(struct lp_conn *c)
-{
-	if (c == pconn) {
-		pconn = NULL;
-		lp_pvmd_lost = 1;
-		lp_route_ep_lost(c);
-	}
-}
-
-/* Checks that the process at the other end runs as our user. */
-int lp_peer_is_us(int fd)
-{
-	struct ucred cr;
-	socklen_t len = sizeof cr;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    len != sizeof cr)
-		return 0;
-	return cr.uid == getuid();
-}
-
-int lp_pvmd_connect(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-
-	if (pconn)
-		return 0;
-	if (vmdir_check() < 0 ||
-	    vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
-		return PvmSysErr;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return PvmSysErr;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    !lp_peer_is_us(fd)) {
-		close(fd);
-		return PvmSysErr;
-	}
-	pconn = lp_conn_new(fd, "pvmd", pvmd_msg, pvmd_closed, NULL);
-	if (!pconn)
-		return PvmSysErr;
-	lp_pvmd_lost = 0;
-	return 0;
-}
 
 static int pvmd_init(int forced)
 {
@@ -103,13 +31,7 @@ static int pvmd_pending(void *ep)
 
 static void pvmd_fini(void)
 {
-	if (pconn) {
-		struct lp_conn *c = pconn;
-		pconn = NULL;
-		c->on_close = NULL;
-		lp_conn_close(c);
-	}
-	lp_pvmd_lost = 0;
+	/* (the link itself is the core's: lp_disconnect closes it) */
 }
 
 const struct lp_tran lp_tran_pvmd = {

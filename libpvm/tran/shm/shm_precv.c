@@ -41,7 +41,6 @@
 #include <unistd.h>
 
 #include "lpvm.h"
-#include "msg/msg.h"
 
 #define ST(gen, s) ((uint32_t)(gen) << 8 | (uint32_t)(s))
 #define STATE(w) ((w) & 0xff)

@@ -4,7 +4,7 @@
  * The owner of an inbox scans the slots whose bit is set in `active`,
  * takes every record between its tail and the sender's head, assembles
  * streamed messages into one buffer allocated once, and hands each whole
- * message to lp_msg_arrived (which orders by seq).  It frees a slot whose
+ * message to lp_tran_arrived (the message layer orders by seq).  It frees a slot whose
  * sender has left (closed) or died, once the ring is drained.
  */
 #define _GNU_SOURCE
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "lpvm.h"
-#include "msg/msg.h"
 
 #define REC sizeof(struct shmseg_rec)
 #define CHECK_NS 100000000 /* dead senders are looked for every 100 ms */
@@ -160,17 +159,10 @@ static void deliver(struct shmseg_slot *s, struct shm_in *in,
 	b->seq = r->seq;
 	b->rpos = 0;
 	b->inqueue = 0;
-	lp_msg_arrived(b);
+	lp_tran_arrived(b);
 	if (in->peer)
 		atomic_store_explicit(&s->delivered, in->peer->rseq,
 				      memory_order_release);
-}
-
-/* Whether a message handler (pvm_addmhf) would take this message. */
-static int mhf_wants(const struct shm_in *in, const struct shmseg_rec *r)
-{
-	struct lp_buf probe = {.src = in->sender, .tag = r->tag, .ctx = r->ctx};
-	return lp_mhf_match(&probe);
 }
 
 /* Answers the sender of message seq, which keeps the memory we read from
@@ -313,8 +305,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	uint64_t next = in->tail + shmseg_span(r.len); /* the next record */
 	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && lp_ptarget.copy &&
 	    in->peer &&
-	    r.seq == lp_seq_next(in->peer->rseq) &&
-	    lp_precv_fits(in->sender, r.tag, r.ctx) && !mhf_wants(in, &r)) {
+	    lp_tran_direct_ok(in->sender, r.tag, r.ctx, r.seq)) {
 		/* straight into the waiting pvm_precv's buffer */
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
 		if (n)
@@ -325,7 +316,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		lp_ptarget.src = in->sender;
 		lp_ptarget.rtag = r.tag;
 		lp_ptarget.len = r.len;
-		lp_msg_took(in->sender, r.seq);
+		lp_tran_took(in->sender, r.seq);
 		atomic_store_explicit(&s->delivered, in->peer->rseq,
 				      memory_order_release);
 		return 1;

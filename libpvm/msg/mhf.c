@@ -9,11 +9,12 @@
  * Handlers are not run from inside a handler (the reference forbids
  * receives there), so a handler that sends never recurses.
  */
-#include "api.h"
+#include "msg.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "msg/msg.h"
+#include "lpvm.h"
 
 struct mhf {
 	int used;

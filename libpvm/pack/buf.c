@@ -8,7 +8,10 @@
  * are reused as in PVM 3.4.6.  None of these calls enrolls the task: a
  * program may pack and unpack without a pvmd.
  */
-#include "lpvm.h"
+#include "pack/buf.h"
+
+#include "error.h"
+#include "pvm3.h"
 
 #include <stdlib.h>
 #include <string.h>
