@@ -69,3 +69,18 @@ EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk
 .PHONY: bench-hosts
 bench-hosts: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-hosts.sh $(abs_top_builddir)
+
+# Two builds of ours, before and after a change, in one interleaved run
+# (bench/run-ab.sh, see bench/README.md): per cell each build's median and
+# spread, after/before, and a flag where after leaves before's range.
+#   make bench-ab BEFORE=/path/to/other/build [KIND=local|hosts|groups|all] [ROUNDS=N]
+# AFTER is this build tree; BEFORE must be built (make, and its
+# bench/pingpong, bench/groups); KIND hosts (part of all) needs root.
+EXTRA_DIST += bench/run-ab.sh bench/ab-table.awk
+.PHONY: bench-ab
+bench-ab: bench/pingpong$(EXEEXT) bench/groups$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
+	@test -n "$(BEFORE)" || { echo "usage: make bench-ab BEFORE=/path/to/build" \
+		"[KIND=local|hosts|groups|all] [ROUNDS=N]" >&2; exit 2; }
+	kind='$(KIND)'; rounds='$(ROUNDS)'; \
+	$(SHELL) $(abs_top_srcdir)/bench/run-ab.sh --kind "$${kind:-all}" \
+		$${rounds:+--rounds "$$rounds"} "$(BEFORE)" $(abs_top_builddir)
