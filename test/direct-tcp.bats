@@ -19,13 +19,6 @@ teardown() {
 	stop_vm
 }
 
-# make_secret: a VM secret as auth_secret_save writes it (64 hex digits and
-# a newline, mode 0600).
-make_secret() {
-	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$VMDIR/secret.tmp" &&
-		echo >>"$VMDIR/secret.tmp" && mv "$VMDIR/secret.tmp" "$VMDIR/secret")
-}
-
 # serve: starts `pt_tcp serve` in the background; sets SERVE_PID, SERVE_TID
 # and SERVE_PORT (its TCP listener, from ss; empty if it has none).
 serve() {

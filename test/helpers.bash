@@ -244,6 +244,13 @@ skip_if_ref() {
 	[ -z "$REF" ] || skip "${1:-not applicable to the reference}"
 }
 
+# make_secret: a VM secret as auth_secret_save writes it (64 hex digits and
+# a newline, mode 0600): what a one-host pvmd lacks for TCP direct routes.
+make_secret() {
+	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$VMDIR/secret.tmp" &&
+		echo >>"$VMDIR/secret.tmp" && mv "$VMDIR/secret.tmp" "$VMDIR/secret")
+}
+
 # skip_if_tran_forced: for tests of what PvmRoute chooses, which a
 # transport selection (PVM_TRAN=direct, PVM_TRAN=pvmd: test/run.sh's
 # forced-transport passes) overrides by design.

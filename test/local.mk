@@ -6,13 +6,17 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
 	test/progs/pt_shm test/progs/pt_stream test/progs/pt_pull \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
-	test/progs/pt_hoster test/progs/pt_notify
+	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
 test_progs_pt_task_SOURCES = test/progs/pt_task.c test/progs/tcommon.h
 test_progs_pt_task_LDADD = libpvm/libpvm3.la
 test_progs_pt_task_LDFLAGS = $(test_progs_ldflags)
+# pt_tran: the transport conformance program (tran.bats).
+test_progs_pt_tran_SOURCES = test/progs/pt_tran.c test/progs/tcommon.h
+test_progs_pt_tran_LDADD = libpvm/libpvm3.la
+test_progs_pt_tran_LDFLAGS = $(test_progs_ldflags)
 # pt_notify: pvm_notify as a script (notify.bats, hosts-notify.bats).
 test_progs_pt_notify_SOURCES = test/progs/pt_notify.c test/progs/tcommon.h
 test_progs_pt_notify_LDADD = libpvm/libpvm3.la

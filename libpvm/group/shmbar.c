@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "common/clock.h"
+#include "common/cpu.h"
 #include "gs.h"
 #include "gshm.h"
 #include "lpvm_priv.h"
@@ -55,13 +56,6 @@ static struct gshm_slot *map_slots(void)
 		return NULL;
 	slots = p;
 	return slots;
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
 }
 
 static int spins_for(uint32_t count)

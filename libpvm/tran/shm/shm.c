@@ -20,13 +20,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/idhash.h"
 #include "lpvm.h"
 
 struct shm_self lp_shm = {.efd = -1};
 unsigned lp_shm_test_nap_us; /* PVM_SHM_TEST_NAP (tests only) */
 
-#define NBUCKET 256
-static struct shm_peer *bucket[NBUCKET];
+static struct idhash peers; /* tid -> struct shm_peer */
 static struct lp_pollable epl; /* our eventfd */
 
 int lp_shm_pid_gone(pid_t pid)
@@ -192,12 +192,6 @@ static int shm_init(int forced)
 	return 0;
 }
 
-static unsigned hash(int tid)
-{
-	unsigned x = (unsigned)tid;
-	return (x ^ (x >> 8) ^ (x >> 18)) % NBUCKET;
-}
-
 static int tid_local(int tid)
 {
 	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
@@ -283,18 +277,17 @@ static void *shm_reach(int tid)
 {
 	if (!lp_shm.on || lp_shm.forked || !tid_local(tid))
 		return NULL;
-	struct shm_peer *sp;
-	for (sp = bucket[hash(tid)]; sp; sp = sp->next)
-		if (sp->tid == tid)
-			break;
+	struct shm_peer *sp = idhash_get(&peers, tid);
 	if (!sp) {
 		sp = calloc(1, sizeof *sp);
 		if (!sp)
 			return NULL;
 		sp->tid = tid;
 		sp->efd = -1;
-		sp->next = bucket[hash(tid)];
-		bucket[hash(tid)] = sp;
+		if (idhash_put(&peers, tid, sp) < 0) {
+			free(sp);
+			return NULL;
+		}
 	}
 	if (sp->state == SHM_P_OK)
 		return sp;
@@ -464,18 +457,18 @@ static void shm_fini(void)
 	if (!lp_shm.on)
 		return;
 	int mine = !lp_shm.forked;
-	for (int i = 0; i < NBUCKET; i++) {
-		while (bucket[i]) {
-			struct shm_peer *sp = bucket[i];
-			bucket[i] = sp->next;
-			if (sp->slot && mine)
-				atomic_store(&sp->slot->closed, 1);
-			/* (queues were handed off by lp_flush, or are
-			 * dropped as an unflushed socket's would be) */
-			lp_shm_tx_drop(sp);
-			free(sp);
-		}
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct shm_peer *sp = peers.slots[i].key ? peers.slots[i].val : NULL;
+		if (!sp)
+			continue;
+		if (sp->slot && mine)
+			atomic_store(&sp->slot->closed, 1);
+		/* (queues were handed off by lp_flush, or are dropped as an
+		 * unflushed socket's would be) */
+		lp_shm_tx_drop(sp);
+		free(sp);
 	}
+	idhash_fini(&peers);
 	lp_shm.busy = NULL;
 	lp_poll_del(&epl);
 	lp_shm_rx_fini();

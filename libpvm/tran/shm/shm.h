@@ -65,7 +65,6 @@ enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 
 /* The sending side of one destination (the route's endpoint). */
 struct shm_peer {
-	struct shm_peer *next;  /* hash chain */
 	struct shm_peer *bnext; /* list of peers with queued output */
 	int busy;
 	int tid;

@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu.h"
 #include "lpvm.h"
 
 #define ST(gen, s) ((uint32_t)(gen) << 8 | (uint32_t)(s))
@@ -131,7 +132,7 @@ static int take_stream(struct shmseg_hdr *h)
 				forget();
 				return 0;
 			}
-			__builtin_ia32_pause();
+			cpu_relax();
 		}
 		uint32_t k0 = atomic_load_explicit(&h->st_k0,
 						   memory_order_relaxed);
@@ -276,7 +277,7 @@ int lp_shm_withdraw(void)
 			forget();
 			return 1;
 		}
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	return 0; /* DONE: lp_shm_post_take */
 }
@@ -396,7 +397,7 @@ static uint32_t offer_wait(struct shmseg_hdr *h, uint32_t g)
 		if (spin % WAIT_SPINS == 0 &&
 		    (atomic_load(&h->dead) || wait_tick(&w, spin, h->pid) < 0))
 			return SHMSEG_OF_RECV_FAILED;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 }
 
@@ -432,7 +433,7 @@ static int chunk_room(struct shmseg_hdr *h, uint32_t g, uint64_t c,
 			break;
 		if (spin % WAIT_SPINS == 0 && stream_wait(h, g, w, spin) < 0)
 			return -1;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	return 0;
 }
@@ -547,7 +548,7 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 			return 0;
 		if (spin % WAIT_SPINS == 0 && stream_wait(h, g, &w, spin) < 0)
 			break;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 failed:
 	errno = EPIPE;
@@ -660,7 +661,7 @@ int lp_shm_tx_direct_wait(struct shm_peer *sp, const struct lp_omsg *m)
 							  memory_order_acquire);
 			if (STATE(w) == SHMSEG_PR_POSTED)
 				return lp_shm_tx_direct(sp, m);
-			__builtin_ia32_pause();
+			cpu_relax();
 		}
 		if (mono_ns() >= end) {
 			sp->noposts = 1; /* it receives another way */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/cpu.h"
 #include "lpvm.h"
 
 #define REC sizeof(struct shmseg_rec)
@@ -411,7 +412,7 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 				if (!(v & SHMSEG_READING) ||
 				    atomic_load(&sp->hdr->dead))
 					break;
-				__builtin_ia32_pause();
+				cpu_relax();
 				v = atomic_load(&sp->slot->inflight);
 			}
 			if (o->lent && !send &&
