@@ -27,11 +27,13 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "ctl.h"
 #include "host.h"
 #include "hostfile.h"
 #include "log.h"
 #include "password.h"
 #include "pvm3.h"
+#include "spawn.h"
 #include "wire.h"
 
 #define ADDHOST_MAX 1024

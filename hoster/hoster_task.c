@@ -20,11 +20,13 @@
 #include <string.h>
 
 #include "conn.h"
+#include "ctl.h"
 #include "host.h"
 #include "hostfile.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmproto.h"
+#include "task.h"
 #include "wire.h"
 
 static int hoster_tid;          /* the registered hoster, or 0 */

@@ -22,9 +22,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ctl.h"
 #include "host.h"
 #include "log.h"
 #include "pvmd.h"
+#include "spawn.h"
+#include "task.h"
 #include "wire.h"
 
 #define RBUF_SIZE (64u << 10)

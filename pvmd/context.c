@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "context.h"
 #include "pvm3.h"
 #include "pvmd.h"
 #include "wire.h"

@@ -14,10 +14,19 @@
 #include <string.h>
 
 #include "conn.h"
+#include "context.h"
+#include "ctl.h"
+#include "group.h"
 #include "host.h"
 #include "log.h"
+#include "mbox.h"
+#include "notify.h"
+#include "output.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "signals.h"
+#include "spawn.h"
+#include "task.h"
 #include "wire.h"
 
 typedef int (*ctl_fn)(struct pvmd *d, struct conn *c,

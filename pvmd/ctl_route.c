@@ -17,6 +17,7 @@
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "task.h"
 #include "wire.h"
 
 int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

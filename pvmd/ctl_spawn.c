@@ -12,6 +12,8 @@
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "spawn.h"
+#include "task.h"
 #include "wire.h"
 
 #define SPAWN_MAX_COUNT 4096

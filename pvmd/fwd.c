@@ -14,7 +14,10 @@
 #include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "notify.h"
 #include "pvm3.h"
+#include "spawn.h"
+#include "task.h"
 #include "wire.h"
 
 #define PEND_WID_BIT 0x80000000u

@@ -30,10 +30,13 @@
 #include <string.h>
 
 #include "conn.h"
+#include "ctl.h"
+#include "group.h"
 #include "host.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "task.h"
 #include "wire.h"
 
 struct gmember {
@@ -69,16 +72,14 @@ struct group {
 	struct idhash iscacher; /* the same tids, for lookups */
 };
 
-static struct group **groups; /* sorted by name */
-static size_t ngroups, capgroups;
 
 /* Position of `name`, or where it would go (with *found 0). */
-static size_t group_pos(const char *name, int *found)
+static size_t group_pos(struct pvmd *d, const char *name, int *found)
 {
-	size_t lo = 0, hi = ngroups;
+	size_t lo = 0, hi = d->ngroups;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(groups[mid]->name, name);
+		int c = strcmp(d->groups[mid]->name, name);
 		if (!c) {
 			*found = 1;
 			return mid;
@@ -92,24 +93,24 @@ static size_t group_pos(const char *name, int *found)
 	return lo;
 }
 
-static struct group *group_find(const char *name)
+static struct group *group_find(struct pvmd *d, const char *name)
 {
 	int found;
-	size_t i = group_pos(name, &found);
-	return found ? groups[i] : NULL;
+	size_t i = group_pos(d, name, &found);
+	return found ? d->groups[i] : NULL;
 }
 
-static struct group *group_create(const char *name)
+static struct group *group_create(struct pvmd *d, const char *name)
 {
 	int found;
-	size_t pos = group_pos(name, &found);
-	if (ngroups == capgroups) {
-		size_t cap = capgroups ? 2 * capgroups : 16;
-		struct group **p = realloc(groups, cap * sizeof *p);
+	size_t pos = group_pos(d, name, &found);
+	if (d->ngroups == d->capgroups) {
+		size_t cap = d->capgroups ? 2 * d->capgroups : 16;
+		struct group **p = realloc(d->groups, cap * sizeof *p);
 		if (!p)
 			return NULL;
-		groups = p;
-		capgroups = cap;
+		d->groups = p;
+		d->capgroups = cap;
 	}
 	struct group *g = calloc(1, sizeof *g);
 	if (!g || !(g->name = strdup(name))) {
@@ -118,18 +119,18 @@ static struct group *group_create(const char *name)
 	}
 	idhash_init(&g->bytid);
 	idhash_init(&g->iscacher);
-	g->slot = gshm_slot_new(&g->gid);
-	memmove(groups + pos + 1, groups + pos,
-		(ngroups - pos) * sizeof *groups);
-	groups[pos] = g;
-	ngroups++;
+	g->slot = gshm_slot_new(d, &g->gid);
+	memmove(d->groups + pos + 1, d->groups + pos,
+		(d->ngroups - pos) * sizeof *d->groups);
+	d->groups[pos] = g;
+	d->ngroups++;
 	plog(PL_DEBUG, "group %s created", name);
 	return g;
 }
 
-static void group_free(struct group *g)
+static void group_free(struct pvmd *d, struct group *g)
 {
-	gshm_slot_free(g->slot);
+	gshm_slot_free(d, g->slot);
 	idhash_fini(&g->bytid);
 	idhash_fini(&g->iscacher);
 	free(g->cachers);
@@ -141,17 +142,17 @@ static void group_free(struct group *g)
 }
 
 /* Deletes an empty group (its pending requests have been answered). */
-static void group_delete(struct group *g)
+static void group_delete(struct pvmd *d, struct group *g)
 {
 	int found;
-	size_t pos = group_pos(g->name, &found);
-	if (!found || groups[pos] != g)
+	size_t pos = group_pos(d, g->name, &found);
+	if (!found || d->groups[pos] != g)
 		return;
 	plog(PL_DEBUG, "group %s deleted", g->name);
-	memmove(groups + pos, groups + pos + 1,
-		(ngroups - pos - 1) * sizeof *groups);
-	ngroups--;
-	group_free(g);
+	memmove(d->groups + pos, d->groups + pos + 1,
+		(d->ngroups - pos - 1) * sizeof *d->groups);
+	d->ngroups--;
+	group_free(d, g);
 }
 
 /* Instance of `tid` in `g`, or -1. */
@@ -254,7 +255,7 @@ static void group_changed(struct pvmd *d, struct group *g, int departed)
 		idhash_fini(&g->iscacher);
 		idhash_init(&g->iscacher);
 	}
-	gshm_slot_update(g->slot, g->n, g->frozen, g->defunct, departed);
+	gshm_slot_update(d, g->slot, g->n, g->frozen, g->defunct, departed);
 }
 
 static void reply_to(struct pvmd *d, int tid, const struct wire_hdr *req,
@@ -348,7 +349,7 @@ static void after_departure(struct pvmd *d, struct group *g)
 	if (!g->n) {
 		sync_release(d, &g->barrier, PvmNoGroup);
 		sync_release(d, &g->freeze, PvmNoGroup);
-		group_delete(g);
+		group_delete(d, g);
 	}
 }
 
@@ -375,17 +376,17 @@ int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!name)
 		return -1;
 	int tid = ctl_src(c, h), st;
-	struct group *g = *name ? group_find(name) : NULL;
+	struct group *g = *name ? group_find(d, name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
 	else if (g && g->frozen)
 		st = PvmNotInGroup; /* the reference's answer */
 	else if (g && member_inst(g, tid) >= 0)
 		st = PvmDupGroup;
-	else if (!g && !(g = group_create(name)))
+	else if (!g && !(g = group_create(d, name)))
 		st = PvmNoMem;
 	else if ((st = member_add(g, tid)) < 0 && !g->n)
-		group_delete(g);
+		group_delete(d, g);
 	else if (st >= 0)
 		group_changed(d, g, 0);
 	plog(PL_DEBUG, "t%x joins group %s: %d", tid, name, st);
@@ -419,7 +420,7 @@ int ctl_gs_leave(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!name)
 		return -1;
 	int tid = ctl_src(c, h), st = 0, inst = -1;
-	struct group *g = *name ? group_find(name) : NULL;
+	struct group *g = *name ? group_find(d, name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
 	else if (!g)
@@ -451,7 +452,7 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	char *name = read_request(r, NULL);
 	if (!name)
 		return -1;
-	struct group *g = *name ? group_find(name) : NULL;
+	struct group *g = *name ? group_find(d, name) : NULL;
 	struct wire_wr w;
 	wire_wr_init(&w);
 	int st = !*name ? PvmNullGroup
@@ -521,7 +522,7 @@ int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!name)
 		return -1;
 	int tid = ctl_src(c, h);
-	struct group *g = *name ? group_find(name) : NULL;
+	struct group *g = *name ? group_find(d, name) : NULL;
 	int st = *name ? sync_check(g, g ? &g->barrier : NULL, tid, count)
 		       : PvmNullGroup;
 	if (!st && g->defunct)
@@ -552,7 +553,7 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!name)
 		return -1;
 	int tid = ctl_src(c, h), st;
-	struct group *g = *name ? group_find(name) : NULL;
+	struct group *g = *name ? group_find(d, name) : NULL;
 	if (!*name)
 		st = PvmNullGroup;
 	else if (g && g->frozen && member_inst(g, tid) >= 0)
@@ -569,7 +570,7 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	} else if (st == 1) {
 		g->frozen = 1;
 		/* no member can join now: a count above the size breaks */
-		gshm_slot_update(g->slot, g->n, 1, g->defunct, 1);
+		gshm_slot_update(d, g->slot, g->n, 1, g->defunct, 1);
 		sync_release(d, &g->freeze, g->freeze.count);
 		/* No member can join now: a pending barrier waiting for
 		 * more than the members there are would never end. */
@@ -589,11 +590,11 @@ int ctl_gs_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, 0);
-	wire_wr_i32(&w, (int32_t)ngroups);
-	for (size_t i = 0; i < ngroups; i++) {
-		wire_wr_str(&w, groups[i]->name);
-		wire_wr_i32(&w, groups[i]->frozen);
-		write_members(&w, groups[i]);
+	wire_wr_i32(&w, (int32_t)d->ngroups);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		wire_wr_str(&w, d->groups[i]->name);
+		wire_wr_i32(&w, d->groups[i]->frozen);
+		write_members(&w, d->groups[i]);
 	}
 	if (w.err) {
 		wire_wr_free(&w);
@@ -609,17 +610,17 @@ int ctl_gs_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 void group_task_exit(struct pvmd *d, int tid)
 {
 	size_t i = 0;
-	while (i < ngroups) {
-		struct group *g = groups[i];
+	while (i < d->ngroups) {
+		struct group *g = d->groups[i];
 		int inst = member_inst(g, tid);
 		if (inst < 0) {
 			i++;
 			continue;
 		}
 		plog(PL_DEBUG, "t%x gone: leaves group %s", tid, g->name);
-		size_t before = ngroups;
+		size_t before = d->ngroups;
 		leave(d, g, tid, inst, 0);
-		if (ngroups == before)
+		if (d->ngroups == before)
 			i++;
 	}
 }
@@ -628,10 +629,10 @@ void group_host_lost(struct pvmd *d, int hostno)
 {
 	for (;;) {
 		int tid = 0;
-		for (size_t i = 0; i < ngroups && !tid; i++)
-			for (int k = 0; k < groups[i]->n && !tid; k++)
-				if (host_no_of_tid(groups[i]->m[k].tid) == hostno)
-					tid = groups[i]->m[k].tid;
+		for (size_t i = 0; i < d->ngroups && !tid; i++)
+			for (int k = 0; k < d->groups[i]->n && !tid; k++)
+				if (host_no_of_tid(d->groups[i]->m[k].tid) == hostno)
+					tid = d->groups[i]->m[k].tid;
 		if (!tid)
 			return;
 		group_task_exit(d, tid);
@@ -640,16 +641,16 @@ void group_host_lost(struct pvmd *d, int hostno)
 
 void group_hosts_changed(struct pvmd *d)
 {
-	for (size_t i = 0; i < ngroups; i++)
-		group_changed(d, groups[i], 0);
+	for (size_t i = 0; i < d->ngroups; i++)
+		group_changed(d, d->groups[i], 0);
 }
 
 void group_free_all(struct pvmd *d)
 {
 	(void)d;
-	for (size_t i = 0; i < ngroups; i++)
-		group_free(groups[i]);
-	free(groups);
-	groups = NULL;
-	ngroups = capgroups = 0;
+	for (size_t i = 0; i < d->ngroups; i++)
+		group_free(d, d->groups[i]);
+	free(d->groups);
+	d->groups = NULL;
+	d->ngroups = d->capgroups = 0;
 }

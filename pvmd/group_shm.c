@@ -15,33 +15,31 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "group.h"
 #include "gshm.h"
 #include "log.h"
 #include "pvm3.h"
 #include "pvmd.h"
 
-static struct gshm_slot *slots;
-static char path[600];
-static int32_t last_gid;
 
 #define MAP_BYTES (GSHM_SLOTS * sizeof(struct gshm_slot))
 
 void gshm_open(struct pvmd *d)
 {
-	if (snprintf(path, sizeof path, "%s/%s", d->dir, VMDIR_GSHM) >=
-	    (int)sizeof path)
+	if (snprintf(d->gshm_path, sizeof d->gshm_path, "%s/%s", d->dir, VMDIR_GSHM) >=
+	    (int)sizeof d->gshm_path)
 		return;
-	unlink(path); /* one left by a pvmd that crashed */
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	unlink(d->gshm_path); /* one left by a pvmd that crashed */
+	int fd = open(d->gshm_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
 	if (fd < 0 || ftruncate(fd, (off_t)MAP_BYTES) < 0) {
-		plog(PL_ERR, "%s: %s; group barriers go through the pvmd", path,
+		plog(PL_ERR, "%s: %s; group barriers go through the pvmd", d->gshm_path,
 		     strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(path);
+			unlink(d->gshm_path);
 		}
-		path[0] = '\0';
+		d->gshm_path[0] = '\0';
 		return;
 	}
 	void *p = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -49,33 +47,33 @@ void gshm_open(struct pvmd *d)
 	close(fd);
 	if (p == MAP_FAILED) {
 		plog(PL_ERR, "mmap %s: %s; group barriers go through the pvmd",
-		     path, strerror(errno));
-		unlink(path);
-		path[0] = '\0';
+		     d->gshm_path, strerror(errno));
+		unlink(d->gshm_path);
+		d->gshm_path[0] = '\0';
 		return;
 	}
-	slots = p;
+	d->gshm = p;
 }
 
-void gshm_close(void)
+void gshm_close(struct pvmd *d)
 {
-	if (slots)
-		munmap(slots, MAP_BYTES);
-	slots = NULL;
-	if (path[0])
-		unlink(path);
-	path[0] = '\0';
+	if (d->gshm)
+		munmap(d->gshm, MAP_BYTES);
+	d->gshm = NULL;
+	if (d->gshm_path[0])
+		unlink(d->gshm_path);
+	d->gshm_path[0] = '\0';
 }
 
-int gshm_slot_new(int32_t *gid)
+int gshm_slot_new(struct pvmd *d, int32_t *gid)
 {
-	if (++last_gid <= 0)
-		last_gid = 1;
-	*gid = last_gid;
-	if (!slots)
+	if (++d->gshm_last_gid <= 0)
+		d->gshm_last_gid = 1;
+	*gid = d->gshm_last_gid;
+	if (!d->gshm)
 		return -1;
 	for (int i = 0; i < GSHM_SLOTS; i++) {
-		struct gshm_slot *s = &slots[i];
+		struct gshm_slot *s = &d->gshm[i];
 		if (atomic_load(&s->flags) & GSHM_F_USED)
 			continue;
 		/* the generation goes on from the slot's last use, so that a
@@ -93,7 +91,7 @@ int gshm_slot_new(int32_t *gid)
 /* Ends the pending barrier of slot `s` with PvmNoGroup when the group is
  * defunct or its count is above the members left; retried while
  * arrivals race with us. */
-static void break_if(struct gshm_slot *s, int defunct)
+static void break_if(struct pvmd *d, struct gshm_slot *s, int defunct)
 {
 	for (;;) {
 		uint64_t st = atomic_load(&s->state);
@@ -104,34 +102,34 @@ static void break_if(struct gshm_slot *s, int defunct)
 			return;
 		if (gshm_end(s, st, PvmNoGroup)) {
 			plog(PL_DEBUG, "group slot %d: barrier of %u broken",
-			     (int)(s - slots), cnt);
+			     (int)(s - d->gshm), cnt);
 			return;
 		}
 	}
 }
 
-void gshm_slot_update(int slot, int members, int frozen, int defunct,
-		      int departed)
+void gshm_slot_update(struct pvmd *d, int slot, int members, int frozen,
+		      int defunct, int departed)
 {
-	if (!slots || slot < 0 || slot >= GSHM_SLOTS)
+	if (!d->gshm || slot < 0 || slot >= GSHM_SLOTS)
 		return;
-	struct gshm_slot *s = &slots[slot];
+	struct gshm_slot *s = &d->gshm[slot];
 	atomic_store(&s->members, members);
 	atomic_store(&s->flags, GSHM_F_USED | (frozen ? GSHM_F_FROZEN : 0) |
 					(defunct ? GSHM_F_DEFUNCT : 0));
 	/* while members join, a count above the size is normal: only a
 	 * departure makes it unreachable */
 	if (departed || defunct)
-		break_if(s, defunct);
+		break_if(d, s, defunct);
 }
 
-void gshm_slot_free(int slot)
+void gshm_slot_free(struct pvmd *d, int slot)
 {
-	if (!slots || slot < 0 || slot >= GSHM_SLOTS)
+	if (!d->gshm || slot < 0 || slot >= GSHM_SLOTS)
 		return;
-	struct gshm_slot *s = &slots[slot];
+	struct gshm_slot *s = &d->gshm[slot];
 	atomic_store(&s->members, 0);
-	break_if(s, 1);
+	break_if(d, s, 1);
 	atomic_store(&s->gid, 0);
 	atomic_store(&s->flags, 0);
 }

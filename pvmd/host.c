@@ -17,9 +17,16 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "context.h"
+#include "ctl.h"
+#include "group.h"
 #include "host.h"
 #include "log.h"
+#include "mbox.h"
+#include "notify.h"
 #include "pvm3.h"
+#include "signals.h"
+#include "task.h"
 #include "vmdir.h"
 #include "wire.h"
 

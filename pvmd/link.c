@@ -20,6 +20,7 @@
 #include "host.h"
 #include "log.h"
 #include "pvm3.h"
+#include "signals.h"
 #include "wire.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that

@@ -26,11 +26,18 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "group.h"
 #include "host.h"
 #include "log.h"
+#include "mbox.h"
+#include "notify.h"
+#include "output.h"
 #include "password.h"
 #include "pvmd.h"
 #include "shmseg.h"
+#include "signals.h"
+#include "spawn.h"
+#include "task.h"
 #include "vmdir.h"
 #include "wire.h"
 
@@ -284,7 +291,7 @@ static void shutdown_pvmd(struct pvmd *d)
 	notify_free_all(d);
 	mbox_free_all(d);
 	group_free_all(d);
-	gshm_close();
+	gshm_close(d);
 	hoster_fini(d);
 	host_fini(d);
 	shmseg_remove_all(); /* inboxes of tasks (docs/shm.md) */

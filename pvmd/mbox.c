@@ -28,10 +28,13 @@
 #include <string.h>
 
 #include "conn.h"
+#include "ctl.h"
 #include "host.h"
 #include "log.h"
+#include "mbox.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "task.h"
 #include "wire.h"
 
 struct mb_entry {
@@ -60,20 +63,17 @@ struct mb_wait {
 	int index, flags;
 };
 
-static struct mb_class *classes;
-static struct mb_wait *waits;
-
-static struct mb_class *class_find(const char *name)
+static struct mb_class *class_find(struct pvmd *d, const char *name)
 {
-	for (struct mb_class *k = classes; k; k = k->next)
+	for (struct mb_class *k = d->mb_classes; k; k = k->next)
 		if (!strcmp(k->name, name))
 			return k;
 	return NULL;
 }
 
-static struct mb_class *class_get(const char *name)
+static struct mb_class *class_get(struct pvmd *d, const char *name)
 {
-	struct mb_class *k = class_find(name), **pp;
+	struct mb_class *k = class_find(d, name), **pp;
 	if (k)
 		return k;
 	k = calloc(1, sizeof *k);
@@ -81,7 +81,7 @@ static struct mb_class *class_get(const char *name)
 		free(k);
 		return NULL;
 	}
-	for (pp = &classes; *pp; pp = &(*pp)->next)
+	for (pp = &d->mb_classes; *pp; pp = &(*pp)->next)
 		;
 	*pp = k;
 	return k;
@@ -94,9 +94,9 @@ static void entry_free(struct mb_entry *e)
 }
 
 /* Frees the classes left without entries. */
-static void classes_prune(void)
+static void classes_prune(struct pvmd *d)
 {
-	struct mb_class **pp = &classes;
+	struct mb_class **pp = &d->mb_classes;
 	while (*pp) {
 		struct mb_class *k = *pp;
 		if (k->ents) {
@@ -152,7 +152,7 @@ static void reply_entry(struct pvmd *d, int tid, const struct wire_hdr *req,
 static int try_read(struct pvmd *d, int tid, const struct wire_hdr *req,
 		    const char *name, int index, int flags)
 {
-	struct mb_class *k = class_find(name);
+	struct mb_class *k = class_find(d, name);
 	struct mb_entry **pp =
 		k ? entry_slot(k, index, flags & PvmMboxFirstAvail) : NULL;
 	if (!pp)
@@ -169,14 +169,14 @@ static int try_read(struct pvmd *d, int tid, const struct wire_hdr *req,
 	*pp = e->next;
 	reply_entry(d, tid, req, e, e->index);
 	entry_free(e);
-	classes_prune();
+	classes_prune(d);
 	return 1;
 }
 
 /* Answers the held reads that an entry put into `name` satisfies. */
 static void wake(struct pvmd *d, const char *name)
 {
-	struct mb_wait **pp = &waits;
+	struct mb_wait **pp = &d->mb_waits;
 	while (*pp) {
 		struct mb_wait *w = *pp;
 		if (strcmp(w->name, name) ||
@@ -193,7 +193,7 @@ static void wake(struct pvmd *d, const char *name)
 static int put(struct pvmd *d, int tid, const char *name, int index,
 	       int flags, int enc, const uint8_t *data, size_t len)
 {
-	struct mb_class *k = class_get(name);
+	struct mb_class *k = class_get(d, name);
 	if (!k)
 		return PvmNoMem;
 	struct mb_entry **pp = &k->ents, *e = NULL;
@@ -214,7 +214,7 @@ static int put(struct pvmd *d, int tid, const char *name, int index,
 		return PvmDenied;
 	uint8_t *copy = malloc(len ? len : 1);
 	if (!copy) {
-		classes_prune();
+		classes_prune(d);
 		return PvmNoMem;
 	}
 	memcpy(copy, data, len);
@@ -222,7 +222,7 @@ static int put(struct pvmd *d, int tid, const char *name, int index,
 		e = calloc(1, sizeof *e);
 		if (!e) {
 			free(copy);
-			classes_prune();
+			classes_prune(d);
 			return PvmNoMem;
 		}
 		e->index = index;
@@ -287,8 +287,8 @@ int ctl_mbox_get(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			w->name = name;
 			w->index = index;
 			w->flags = flags;
-			w->next = waits;
-			waits = w;
+			w->next = d->mb_waits;
+			d->mb_waits = w;
 			plog(PL_DEBUG, "t%x waits for mailbox entry %s[%d]",
 			     tid, name, index);
 			return 0;
@@ -303,7 +303,7 @@ int ctl_mbox_get(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 
 static int del(struct pvmd *d, int tid, const char *name, int index)
 {
-	struct mb_class *k = class_find(name);
+	struct mb_class *k = class_find(d, name);
 	struct mb_entry **pp = k ? entry_slot(k, index, 0) : NULL;
 	if (!pp)
 		return PvmNotFound;
@@ -312,7 +312,7 @@ static int del(struct pvmd *d, int tid, const char *name, int index)
 		return PvmDenied;
 	*pp = e->next;
 	entry_free(e);
-	classes_prune();
+	classes_prune(d);
 	return index;
 }
 
@@ -373,13 +373,13 @@ int ctl_mbox_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct matcher m;
 	matcher_init(&m, pat);
 	int n = 0;
-	for (struct mb_class *k = classes; k; k = k->next)
+	for (struct mb_class *k = d->mb_classes; k; k = k->next)
 		n += matches(&m, k->name);
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, 0);
 	wire_wr_i32(&w, n);
-	for (struct mb_class *k = classes; k; k = k->next) {
+	for (struct mb_class *k = d->mb_classes; k; k = k->next) {
 		if (!matches(&m, k->name))
 			continue;
 		int ne = 0;
@@ -404,7 +404,7 @@ int ctl_mbox_list(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 void mbox_task_exit(struct pvmd *d, int tid)
 {
 	(void)d;
-	for (struct mb_class *k = classes; k; k = k->next) {
+	for (struct mb_class *k = d->mb_classes; k; k = k->next) {
 		struct mb_entry **pp = &k->ents;
 		while (*pp) {
 			struct mb_entry *e = *pp;
@@ -421,8 +421,8 @@ void mbox_task_exit(struct pvmd *d, int tid)
 			entry_free(e);
 		}
 	}
-	classes_prune();
-	struct mb_wait **wp = &waits;
+	classes_prune(d);
+	struct mb_wait **wp = &d->mb_waits;
 	while (*wp) {
 		struct mb_wait *w = *wp;
 		if (w->tid != tid) {
@@ -439,11 +439,11 @@ void mbox_host_lost(struct pvmd *d, int hostno)
 {
 	for (;;) {
 		int tid = 0;
-		for (struct mb_class *k = classes; k && !tid; k = k->next)
+		for (struct mb_class *k = d->mb_classes; k && !tid; k = k->next)
 			for (struct mb_entry *e = k->ents; e && !tid; e = e->next)
 				if (e->owner && host_no_of_tid(e->owner) == hostno)
 					tid = e->owner;
-		for (struct mb_wait *w = waits; w && !tid; w = w->next)
+		for (struct mb_wait *w = d->mb_waits; w && !tid; w = w->next)
 			if (host_no_of_tid(w->tid) == hostno)
 				tid = w->tid;
 		if (!tid)
@@ -455,9 +455,9 @@ void mbox_host_lost(struct pvmd *d, int hostno)
 void mbox_free_all(struct pvmd *d)
 {
 	(void)d;
-	while (classes) {
-		struct mb_class *k = classes;
-		classes = k->next;
+	while (d->mb_classes) {
+		struct mb_class *k = d->mb_classes;
+		d->mb_classes = k->next;
 		while (k->ents) {
 			struct mb_entry *e = k->ents;
 			k->ents = e->next;
@@ -466,9 +466,9 @@ void mbox_free_all(struct pvmd *d)
 		free(k->name);
 		free(k);
 	}
-	while (waits) {
-		struct mb_wait *w = waits;
-		waits = w->next;
+	while (d->mb_waits) {
+		struct mb_wait *w = d->mb_waits;
+		d->mb_waits = w->next;
 		free(w->name);
 		free(w);
 	}

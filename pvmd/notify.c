@@ -24,10 +24,13 @@
 
 #include <stdlib.h>
 
+#include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "notify.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "task.h"
 #include "wire.h"
 
 struct notify {

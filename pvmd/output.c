@@ -22,9 +22,12 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "output.h"
 #include "pvmd.h"
+#include "task.h"
 
 #define CHUNK 4096
 #define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */

@@ -22,8 +22,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "output.h"
 #include "pvm3.h"
 #include "pvmd.h"
+#include "spawn.h"
+#include "task.h"
 #include "wire.h"
 
 extern char **environ;
@@ -62,6 +65,7 @@ static char *expand_arch(const char *elem, const char *arch)
 
 int spawn_init(struct pvmd *d)
 {
+	d->resv_src = -1;
 	const char *pp = getenv("PVM_PATH");
 	char *list = NULL;
 
@@ -201,7 +205,6 @@ struct child_args {
 	int err;                /* set by the child: why the exec failed */
 };
 
-static int resv_src = -1; /* /dev/null: children's stdin, copied into resv */
 
 #define CHILD_STACK (64u << 10)
 static _Alignas(64) unsigned char child_stack[CHILD_STACK];
@@ -277,15 +280,11 @@ fail:
  */
 #define FD_MARGIN 16
 
-static int *resv;               /* the descriptors set aside */
-static size_t nresv, capresv;
-
 int spawn_fd_release(struct pvmd *d)
 {
-	(void)d;
-	if (!nresv)
+	if (!d->nresv)
 		return 0;
-	close(resv[--nresv]);
+	close(d->resv[--d->nresv]);
 	return 1;
 }
 
@@ -302,20 +301,20 @@ static size_t unconnected(const struct pvmd *d)
 
 /* Sets one descriptor aside for a task about to start: 0, or -1 when the
  * pvmd is (nearly) out of them. */
-static int fd_reserve(rlim_t limit)
+static int fd_reserve(struct pvmd *d, rlim_t limit)
 {
-	if (nresv == capresv) {
-		size_t cap = capresv ? 2 * capresv : 64;
-		int *v = realloc(resv, cap * sizeof *v);
+	if (d->nresv == d->capresv) {
+		size_t cap = d->capresv ? 2 * d->capresv : 64;
+		int *v = realloc(d->resv, cap * sizeof *v);
 		if (!v)
 			return -1;
-		resv = v;
-		capresv = cap;
+		d->resv = v;
+		d->capresv = cap;
 	}
-	if (resv_src < 0 &&
-	    (resv_src = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+	if (d->resv_src < 0 &&
+	    (d->resv_src = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	int fd = fcntl(resv_src, F_DUPFD_CLOEXEC, 0);
+	int fd = fcntl(d->resv_src, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	/* the lowest free descriptor: all below are taken, so fewer than
@@ -325,7 +324,7 @@ static int fd_reserve(rlim_t limit)
 		errno = EMFILE;
 		return -1;
 	}
-	resv[nresv++] = fd;
+	d->resv[d->nresv++] = fd;
 	return 0;
 }
 
@@ -351,7 +350,7 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 		argv[k++] = q->argv[i];
 
 	struct child_args a = {.d = d, .argv = argv, .env = env,
-			       .dir = o->dir, .null = resv_src,
+			       .dir = o->dir, .null = d->resv_src,
 			       .outw = outp[1]};
 	pid_t pid = clone(child_main, child_stack + CHILD_STACK,
 			  CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
@@ -494,8 +493,8 @@ int spawn_tasks(struct pvmd *d, int ptid,
 
 	/* what is set aside for tasks that have connected since is free */
 	size_t want = unconnected(d);
-	while (nresv > want)
-		close(resv[--nresv]);
+	while (d->nresv > want)
+		close(d->resv[--d->nresv]);
 	struct rlimit rl;
 	rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 		       rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : (rlim_t)1 << 30;
@@ -503,7 +502,7 @@ int spawn_tasks(struct pvmd *d, int ptid,
 	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
 	int short_of_fds = 0;
 	for (int i = 0; i < q->count; i++) {
-		if (short_of_fds || fd_reserve(limit) < 0) {
+		if (short_of_fds || fd_reserve(d, limit) < 0) {
 			if (!short_of_fds++)
 				plog(PL_ERR, "t%x: spawn %s: out of descriptors "
 				     "(%s): %d of %d not started", ptid,
@@ -536,8 +535,8 @@ int spawn_tasks(struct pvmd *d, int ptid,
 		if (st < 0) {
 			discard(d, t);
 			tids[i] = st;
-			if (nresv)
-				close(resv[--nresv]);
+			if (d->nresv)
+				close(d->resv[--d->nresv]);
 			/* no descriptors or processes left: the rest fail too */
 			if (st == PvmOutOfRes && !short_of_fds++)
 				plog(PL_ERR, "t%x: spawn %s: out of resources "

@@ -11,11 +11,16 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "context.h"
+#include "group.h"
 #include "host.h"
 #include "log.h"
+#include "mbox.h"
+#include "notify.h"
 #include "pvm3.h"
 #include "pvmd.h"
 #include "shmseg.h"
+#include "task.h"
 #include "vmdir.h"
 #include "wire.h"
 

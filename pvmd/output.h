@@ -1,0 +1,24 @@
+/*
+ * output.h - children's stdout and stderr, as output messages (output.c).
+ */
+#ifndef PVMD_OUTPUT_H
+#define PVMD_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pvmd.h"
+
+struct outpipe;
+/* Watches the read end of a child's stdout/stderr pipe. */
+struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
+			     int outctx, int outtag, int ptid);
+void output_close_all(struct pvmd *d);
+/* Task `tid` moves its own output (TM_SETOPT PvmSelfOutput*): `which`
+ * is one of OUTPUT_DEST_*.  Output already in its pipe goes to the old
+ * destination first; the old one gets EOF, the new one the start
+ * messages.  Nothing happens for a task whose output we do not read. */
+enum { OUTPUT_DEST_TID, OUTPUT_DEST_CTX, OUTPUT_DEST_TAG };
+void output_set_dest(struct pvmd *d, int tid, int which, int val);
+
+#endif /* PVMD_OUTPUT_H */
