@@ -68,22 +68,17 @@ struct start {
 	char pwfile[600];       /* pw: the password's file while ssh logs in */
 };
 
-static struct start *starts;
-static int foreground;          /* pvmd -f: stdin and stdout are the user's */
-static struct start *manual_now; /* the manual start holding the terminal */
 
 void hoster_set_foreground(int on)
 {
-	foreground = on;
+	hl.foreground = on;
 }
 
 static void manual_next(struct pvmd *d);
-static struct hostfile hf;      /* the startup hostfile's entries */
-static int have_hf;
 
 const struct hostopt *hoster_opts(const char *name)
 {
-	return have_hf ? hostfile_find(&hf, name) : NULL;
+	return hl.have_hf ? hostfile_find(&hl.hf, name) : NULL;
 }
 
 /* ---- answers ---- */
@@ -130,7 +125,7 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 
 static void start_free(struct pvmd *d, struct start *s)
 {
-	for (struct start **pp = &starts; *pp; pp = &(*pp)->next)
+	for (struct start **pp = &hl.starts; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
 			break;
@@ -151,9 +146,9 @@ static void start_free(struct pvmd *d, struct start *s)
 	if (s->asking)
 		pw_cancel(d);
 	pw_file_remove(s->pwfile);
-	int was_manual = manual_now == s;
+	int was_manual = hl.manual_now == s;
 	if (was_manual)
-		manual_now = NULL;
+		hl.manual_now = NULL;
 	free(s);
 	if (was_manual)
 		manual_next(d);
@@ -187,7 +182,7 @@ static void start_fail(struct pvmd *d, struct start *s, int code,
 
 static struct start *start_of(const struct host *h)
 {
-	for (struct start *s = starts; s; s = s->next)
+	for (struct start *s = hl.starts; s; s = s->next)
 		if (s->h == h)
 			return s;
 	return NULL;
@@ -311,7 +306,7 @@ static void timeout_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	(void)l;
 	struct pvmd *d = t->data;
-	for (struct start *s = starts; s; s = s->next)
+	for (struct start *s = hl.starts; s; s = s->next)
 		if (&s->timer == t) {
 			start_fail(d, s, PvmCantStart, "timed out");
 			return;
@@ -329,7 +324,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 {
 	char cmd[1200], lines[4096];
 	s->waiting = 0;
-	manual_now = s;
+	hl.manual_now = s;
 	if (s->pw) {
 		pw_begin(d, s);
 		return;
@@ -359,7 +354,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 static void manual_next(struct pvmd *d)
 {
 	struct start *next = NULL;
-	for (struct start *s = starts; s; s = s->next)
+	for (struct start *s = hl.starts; s; s = s->next)
 		if (s->manual && s->waiting)
 			next = s; /* the oldest: new ones go in front */
 	if (next)
@@ -463,7 +458,7 @@ static void pw_got(struct pvmd *d, void *arg, const char *pw, const char *why)
 	char buf[200];
 	int st = PvmCantStart;
 	s->asking = 0;
-	manual_now = NULL; /* the terminal is free for the next host */
+	hl.manual_now = NULL; /* the terminal is free for the next host */
 	s->manual = 0;
 	if (pw && pw_file_write(d, s->h->no, pw, s->pwfile, sizeof s->pwfile) < 0) {
 		snprintf(buf, sizeof buf, "cannot write the password file: %s",
@@ -534,13 +529,13 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	/* a registered hoster gets so= with the host and deals with it, as
 	 * in the reference */
 	int by_hoster = hoster_task_tid() != 0;
-	if (!strcmp(o->so, "ms") && !foreground && !by_hoster) {
+	if (!strcmp(o->so, "ms") && !hl.foreground && !by_hoster) {
 		plog(PL_ERR, "host %s: manual startup (so=ms) needs the master "
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
 		     "terminal", o->name);
 		return PvmCantStart;
 	}
-	if (!strcmp(o->so, "pw") && !foreground && !by_hoster) {
+	if (!strcmp(o->so, "pw") && !hl.foreground && !by_hoster) {
 		plog(PL_ERR, "host %s: so=pw needs the master pvmd in the "
 		     "foreground (pvmd -f): the password is asked on its "
 		     "terminal", o->name);
@@ -583,8 +578,8 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	s->idx = idx;
 	s->out_fd = s->err_fd = -1;
 	ev_timer_init(&s->timer, timeout_cb, d);
-	s->next = starts;
-	starts = s;
+	s->next = hl.starts;
+	hl.starts = s;
 	if ((!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) && !by_hoster) {
 		/* no time limit: a person is typing */
 		s->manual = s->waiting = 1;
@@ -592,7 +587,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		s->o = *o;
 		plog(PL_INFO, "host %s (host %d): %s", o->name, no,
 		     s->pw ? "password login (so=pw)" : "manual startup");
-		if (!manual_now)
+		if (!hl.manual_now)
 			manual_begin(d, s);
 		return 0;
 	}
@@ -644,8 +639,8 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct hostopt dflt, o;
 		/* the defaults of the hostfile's '*' lines apply to hosts
 		 * added later too (man 1 pvmd3) */
-		if (have_hf)
-			dflt = hf.dflt;
+		if (hl.have_hf)
+			dflt = hl.hf.dflt;
 		else
 			hostopt_default(&dflt);
 		char err[200];
@@ -729,12 +724,12 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 			  size_t errlen)
 {
-	if (hostfile_load(path, &hf, err, errlen) < 0)
+	if (hostfile_load(path, &hl.hf, err, errlen) < 0)
 		return -1;
-	have_hf = 1;
+	hl.have_hf = 1;
 	int n = 0;
-	for (int i = 0; i < hf.n; i++)
-		n += !hf.hosts[i].deferred && !spawn_is_our_host(d, hf.hosts[i].name);
+	for (int i = 0; i < hl.hf.n; i++)
+		n += !hl.hf.hosts[i].deferred && !spawn_is_our_host(d, hl.hf.hosts[i].name);
 	if (!n)
 		return 0;
 	struct addreq *ar = calloc(1, sizeof *ar);
@@ -746,8 +741,8 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 	}
 	ar->n = n;
 	ar->left = n + 1;
-	for (int i = 0, k = 0; i < hf.n; i++) {
-		const struct hostopt *o = &hf.hosts[i];
+	for (int i = 0, k = 0; i < hl.hf.n; i++) {
+		const struct hostopt *o = &hl.hf.hosts[i];
 		if (o->deferred || spawn_is_our_host(d, o->name))
 			continue;
 		int st = start_host(d, o, ar, k);
@@ -761,9 +756,9 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 
 void hoster_fini(struct pvmd *d)
 {
-	while (starts)
-		start_free(d, starts);
-	if (have_hf)
-		hostfile_free(&hf);
-	have_hf = 0;
+	while (hl.starts)
+		start_free(d, hl.starts);
+	if (hl.have_hf)
+		hostfile_free(&hl.hf);
+	hl.have_hf = 0;
 }

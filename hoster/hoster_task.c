@@ -29,12 +29,10 @@
 #include "task.h"
 #include "wire.h"
 
-static int hoster_tid;          /* the registered hoster, or 0 */
-static uint32_t last_wid;
 
 int hoster_task_tid(void)
 {
-	return hoster_tid;
+	return hl.hoster_tid;
 }
 
 /* ---- TM_REGHOSTER: i32 on -> i32 status ---- */
@@ -51,13 +49,13 @@ int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		st = PvmBadParam;
 	else if (!hl.master)
 		st = PvmHostrNMstr; /* as the reference: only on the master */
-	else if (on && hoster_tid && hoster_tid != t->tid)
+	else if (on && hl.hoster_tid && hl.hoster_tid != t->tid)
 		st = PvmAlready;
 	else if (on) {
-		hoster_tid = t->tid;
+		hl.hoster_tid = t->tid;
 		plog(PL_INFO, "t%x is the hoster: it starts the pvmds of hosts added",
 		     t->tid);
-	} else if (hoster_tid == t->tid) {
+	} else if (hl.hoster_tid == t->tid) {
 		hoster_task_exit(d, t->tid);
 	}
 	ctl_reply_status(d, c, h, st);
@@ -131,7 +129,7 @@ static int ticket_command(const struct host *h, const struct hostopt *o,
 
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 {
-	struct task *t = task_find(d, hoster_tid);
+	struct task *t = task_find(d, hl.hoster_tid);
 	if (!t || !t->conn)
 		return PvmCantStart;
 	if (auth_random(h->ticket, AUTH_SECRET_LEN) < 0)
@@ -153,12 +151,12 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	wire_wr_xdr_str(&w, login);
 	wire_wr_xdr_str(&w, cmd);
 	explicit_bzero(cmd, sizeof cmd);
-	last_wid = last_wid >= 0x7fffffffu ? 1 : last_wid + 1;
-	h->hoster_wid = last_wid;
+	hl.hoster_last_wid = hl.hoster_last_wid >= 0x7fffffffu ? 1 : hl.hoster_last_wid + 1;
+	h->hoster_wid = hl.hoster_last_wid;
 	struct wire_hdr hh = {
 		.flags = WIRE_F_FIRST | WIRE_F_LAST,
 		.enc = PvmDataDefault,
-		.dst = hoster_tid,
+		.dst = hl.hoster_tid,
 		.src = (int32_t)(WIRE_TID_DAEMON | (uint32_t)d->hosttid),
 		.tag = SM_STHOST,
 		.ctx = t->ctx,
@@ -175,7 +173,7 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	if (!ok)
 		return PvmCantStart;
 	plog(PL_INFO, "host %s (host %d): started by the hoster t%x", o->name,
-	     h->no, hoster_tid);
+	     h->no, hl.hoster_tid);
 	return 0;
 }
 
@@ -210,7 +208,7 @@ static struct host *pending_host(int tid, uint32_t wid)
 void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		     const uint8_t *payload)
 {
-	if (h->tag != SM_STHOSTACK || !hoster_tid || tid != hoster_tid) {
+	if (h->tag != SM_STHOSTACK || !hl.hoster_tid || tid != hl.hoster_tid) {
 		plog(PL_ERR, "t%x: message tag %d to the pvmd ignored", tid, h->tag);
 		return;
 	}
@@ -256,9 +254,9 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 
 void hoster_task_exit(struct pvmd *d, int tid)
 {
-	if (!hoster_tid || tid != hoster_tid)
+	if (!hl.hoster_tid || tid != hl.hoster_tid)
 		return;
-	hoster_tid = 0;
+	hl.hoster_tid = 0;
 	plog(PL_INFO, "t%x is no longer the hoster: the pvmd starts hosts itself",
 	     tid);
 	for (int i = 2; i <= HOST_MAX; i++) {

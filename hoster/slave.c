@@ -13,7 +13,6 @@
 #include "host.h"
 #include "wire.h"
 
-static char client_ip[64]; /* the master's address, as ssh saw it */
 
 static void answer_error(const char *fmt, const char *arg)
     __attribute__((noreturn));
@@ -108,7 +107,7 @@ static void config_done(struct pvmd *d, const struct cfg *k)
 	const char *sc = getenv("SSH_CONNECTION");
 	char cip[64], sip[64];
 	if (sc && sscanf(sc, "%63s %*s %63s", cip, sip) == 2) {
-		snprintf(client_ip, sizeof client_ip, "%s", cip);
+		snprintf(hl.client_ip, sizeof hl.client_ip, "%s", cip);
 		snprintf(d->ip, sizeof d->ip, "%s", sip);
 	}
 }
@@ -157,6 +156,6 @@ void slave_read_args(struct pvmd *d, int argc, char **argv)
 void slave_report_ok(struct pvmd *d)
 {
 	printf("ok %s:%d %s %d %s\n", *d->ip ? d->ip : "127.0.0.1", hl.port,
-	       d->arch, PVMD_DSIG, client_ip);
+	       d->arch, PVMD_DSIG, hl.client_ip);
 	fflush(stdout);
 }

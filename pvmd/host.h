@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "hostfile.h"
 #include "pvmd.h"
 
 #define HOST_MAX 4095           /* host numbers 1..HOST_MAX (12 bits) */
@@ -22,6 +23,7 @@
 
 struct conn;
 struct hostopt;
+struct start;
 
 enum host_state {
 	HOST_FREE = 0,
@@ -70,6 +72,18 @@ struct hostlayer {
 	unsigned timeout_ms;    /* a silent link is dead after this */
 	struct ev_timer ping;
 	int spawn_rr;           /* round-robin position of default spawns */
+
+	/* hoster.c (master): starts in progress, the startup hostfile */
+	struct start *starts;
+	int foreground;          /* pvmd -f: stdin and stdout are the user's */
+	struct start *manual_now; /* the manual start holding the terminal */
+	struct hostfile hf;      /* the startup hostfile's entries */
+	int have_hf;
+	/* hoster_task.c (master): the registered hoster, or 0 */
+	int hoster_tid;
+	uint32_t hoster_last_wid;
+	/* slave.c: the master's address, as ssh saw it */
+	char client_ip[64];
 };
 
 extern struct hostlayer hl;
