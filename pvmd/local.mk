@@ -35,3 +35,9 @@ pvmd_pvmd_CPPFLAGS += -DPVM_DEBUGGER_PATH='"$(pkglibexecdir)/debugger"'
 
 # A task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md).
 pvmd_pvmd_SOURCES += hoster/hoster_task.c
+
+# Unit tests beside their code (test/run.sh runs every pvmd/*_test).
+check_PROGRAMS += pvmd/loop_test
+pvmd_loop_test_SOURCES = pvmd/loop_test.c pvmd/loop.c pvmd/loop.h \
+	test/unit/tap.h test/unit/rnd.h
+pvmd_loop_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd

@@ -59,7 +59,11 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 		"$abs_top_builddir"/libpvm/pack/xdr_test \
 		"$abs_top_builddir"/libpvm/pack/upk_test \
 		"$abs_top_builddir"/test/unit/*_test \
-		"$abs_top_builddir"/common/*_test; do
+		"$abs_top_builddir"/common/*_test \
+		"$abs_top_builddir"/proto/*_test \
+		"$abs_top_builddir"/pvmd/*_test \
+		"$abs_top_builddir"/libpvm/tran/*_test \
+		"$abs_top_builddir"/libpvm/tran/*/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"

@@ -1,7 +1,7 @@
 /*
- * tap.h - TAP output for the C unit tests of test/unit (run by
- * test/run.sh): ok() prints "ok N - ..." or "not ok N - ...", tap_done()
- * prints the plan and gives the exit status.
+ * tap.h - TAP output for the C unit tests (run by test/run.sh): ok()
+ * prints "ok N - ..." or "not ok N - ...", diag() a "# ..." line,
+ * tap_done() prints the plan and gives the exit status.
  */
 #ifndef PVM_TEST_TAP_H
 #define PVM_TEST_TAP_H
@@ -25,6 +25,19 @@ static int ok(int cond, const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	return cond;
+}
+
+/* A comment line ("# ...") among the results: what a failure saw. */
+__attribute__((format(printf, 1, 2), unused))
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
 }
 
 /* The plan at the end ("1..N"), as TAP allows; 0 if all passed. */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "tran/shm/shm.h"
+#include "tran/shm/ring.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -70,21 +71,6 @@ void lp_shm_rx_fini(void)
 	}
 	free(lp_shm.in);
 	lp_shm.in = NULL;
-}
-
-static void ring_get(const uint8_t *ring, uint64_t mask, uint64_t pos,
-		     void *dst, size_t n)
-{
-	size_t off = (size_t)(pos & mask);
-	size_t first = mask + 1 - off;
-	if (n == 0)
-		return; /* an empty body may have no buffer (dst NULL) */
-	if (first >= n) {
-		memcpy(dst, ring + off, n);
-		return;
-	}
-	memcpy(dst, ring + off, first);
-	memcpy((uint8_t *)dst + first, ring, n - first);
 }
 
 /* Gives the slot back: its sender left or died and its ring is empty. */
@@ -278,15 +264,6 @@ static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 	return 1;
 }
 
-/* Whether the sender published a record at counter position tail (its
- * pos word says tail + 1, docs/shm.md "Publishing a record"). */
-static int ready(const uint8_t *ring, uint64_t mask, uint64_t tail)
-{
-	const _Atomic uint64_t *w =
-		(const _Atomic uint64_t *)(const void *)(ring + (tail & mask));
-	return atomic_load_explicit(w, memory_order_acquire) == tail + 1;
-}
-
 /* Takes the published record at in->tail.  Returns 1, or 0 when memory
  * ran out (the record stays for the next look) or the slot is broken. */
 static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
@@ -294,9 +271,9 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 {
 	struct shmseg_slot *s = shmseg_slot(lp_shm.base, i);
 	struct shmseg_rec r;
-	ring_get(ring, mask, in->tail, &r, REC);
+	shm_ring_get(ring, mask, in->tail, &r, REC);
 	uint64_t pos = in->tail + REC;
-	if (r.len > mask + 1 - SHMSEG_RESERVE - REC ||
+	if (r.len > shm_ring_max_len(mask) ||
 	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
 	    (r.kind == SHMSEG_REF && r.len != 8)) {
 		in->broken = 1;
@@ -309,7 +286,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		/* straight into the waiting pvm_precv's buffer */
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
 		if (n)
-			ring_get(ring, mask, pos, lp_ptarget.buf, n);
+			shm_ring_get(ring, mask, pos, lp_ptarget.buf, n);
 		in->tail = next;
 		lp_ptarget.active = 0;
 		lp_ptarget.done = 1;
@@ -327,7 +304,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 			lp_buf_free(b);
 			return 0;
 		}
-		ring_get(ring, mask, pos, b->data, r.len);
+		shm_ring_get(ring, mask, pos, b->data, r.len);
 		b->len = r.len;
 		in->tail = next;
 		deliver(s, in, b, &r);
@@ -335,7 +312,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	}
 	if (r.kind == SHMSEG_REF) {
 		uint64_t addr;
-		ring_get(ring, mask, pos, &addr, 8);
+		shm_ring_get(ring, mask, pos, &addr, 8);
 		in->tail = next;
 		take_ref(s, in, &r, addr);
 		return 1;
@@ -377,7 +354,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		return 0;
 	}
 	if (in->part)
-		ring_get(ring, mask, pos, in->part->data + in->got, r.len);
+		shm_ring_get(ring, mask, pos, in->part->data + in->got, r.len);
 	in->got += r.len;
 	in->tail = next;
 	if (in->got == in->total) {
@@ -399,7 +376,7 @@ static int drain(uint32_t i)
 	const uint8_t *ring = shmseg_ring(lp_shm.base, i);
 	uint64_t mask = lp_shm.ringsize - 1;
 
-	if (in->broken || !ready(ring, mask, in->tail)) {
+	if (in->broken || !shm_ring_ready(ring, mask, in->tail)) {
 		if (!in->broken && in->part && in->pull_addr &&
 		    pull_rest(s, in))
 			return 1;
@@ -434,7 +411,7 @@ static int drain(uint32_t i)
 		if (in->part)
 			atomic_store_explicit(&s->tail, in->tail,
 					      memory_order_release);
-	} while (!in->broken && ready(ring, mask, in->tail));
+	} while (!in->broken && shm_ring_ready(ring, mask, in->tail));
 	atomic_store_explicit(&s->tail, in->tail, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&s->want_space, memory_order_relaxed) &&
@@ -523,7 +500,7 @@ int lp_shm_rx_check(int *took)
 				*took += drain(i);
 				/* what it did not publish never comes */
 				if (in->broken ||
-				    !ready(shmseg_ring(lp_shm.base, i),
+				    !shm_ring_ready(shmseg_ring(lp_shm.base, i),
 					   lp_shm.ringsize - 1, in->tail)) {
 					free_slot(i);
 					continue;

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "tran/shm/shm.h"
+#include "tran/shm/ring.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,16 +24,7 @@
 static void ring_put(const struct shm_peer *sp, uint64_t pos, const void *src,
 		     size_t n)
 {
-	size_t off = (size_t)(pos & sp->mask);
-	size_t first = sp->mask + 1 - off;
-	if (n == 0)
-		return; /* an empty body may have no memory (src NULL) */
-	if (first >= n) {
-		memcpy(sp->ring + off, src, n);
-		return;
-	}
-	memcpy(sp->ring + off, src, first);
-	memcpy(sp->ring, (const uint8_t *)src + first, n - first);
+	shm_ring_put(sp->ring, sp->mask, pos, src, n);
 }
 
 /* Copies the body's bytes [from, from + n) given as segments. */
@@ -59,29 +51,17 @@ static void ring_put_segs(const struct shm_peer *sp, uint64_t pos,
  * knew of it leaves less than `need`. */
 static uint64_t room(struct shm_peer *sp, uint64_t need)
 {
-	uint64_t size = sp->mask + 1 - SHMSEG_RESERVE;
-	if (size - (sp->head - sp->tail) >= need)
-		return size - (sp->head - sp->tail);
+	uint64_t free_ = shm_ring_free(sp->mask, sp->head, sp->tail);
+	if (free_ >= need)
+		return free_;
 	sp->tail = atomic_load_explicit(&sp->slot->tail, memory_order_acquire);
-	uint64_t used = sp->head - sp->tail;
-	return used < size ? size - used : 0;
-}
-
-/* The pos word of the record at counter position p (8-byte aligned, so
- * it never wraps). */
-static _Atomic uint64_t *pos_word(const struct shm_peer *sp, uint64_t p)
-{
-	return (_Atomic uint64_t *)(void *)(sp->ring + (p & sp->mask));
+	return shm_ring_free(sp->mask, sp->head, sp->tail);
 }
 
 /* Publishes what we wrote and wakes the receiver if it sleeps. */
 static void publish(struct shm_peer *sp)
 {
-	/* the next record's place: never taken for a record until its
-	 * sender stores its pos there */
-	atomic_store_explicit(pos_word(sp, sp->head), 0, memory_order_relaxed);
-	atomic_store_explicit(pos_word(sp, sp->pub), sp->pub + 1,
-			      memory_order_release);
+	shm_ring_publish(sp->ring, sp->mask, sp->pub, sp->head);
 	atomic_store_explicit(&sp->slot->head, sp->head, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&sp->hdr->sleeping, memory_order_relaxed)) {
@@ -97,11 +77,9 @@ static void publish(struct shm_peer *sp)
  * writes at the position returned. */
 static uint64_t put_rec(struct shm_peer *sp, const struct shmseg_rec *r)
 {
-	const size_t w = sizeof r->pos;
 	sp->pub = sp->head;
-	ring_put(sp, sp->pub + w, (const uint8_t *)r + w, REC - w);
 	sp->head = sp->pub + shmseg_span(r->len);
-	return sp->pub + REC;
+	return shm_ring_put_rec(sp->ring, sp->mask, sp->pub, r);
 }
 
 static void busy(struct shm_peer *sp)
@@ -136,7 +114,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
 	}
-	if (!sp->q && m->total <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
+	if (!sp->q && m->total <= shm_ring_max_len(sp->mask) &&
 	    room(sp, shmseg_span(m->total)) >= shmseg_span(m->total)) {
 		r.len = (uint32_t)m->total;
 		ring_put_segs(sp, put_rec(sp, &r), m->seg, m->nseg, 0,
@@ -339,7 +317,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		if (free_ < shmseg_span(8))
 			break;
 		uint64_t can = (free_ & ~(uint64_t)(SHMSEG_LINE - 1)) - REC;
-		if (!o->started && left <= sp->mask + 1 - SHMSEG_RESERVE - REC &&
+		if (!o->started && left <= shm_ring_max_len(sp->mask) &&
 		    shmseg_span(left) <= free_) {
 			o->rec.kind = SHMSEG_WHOLE;
 			o->rec.len = (uint32_t)left;

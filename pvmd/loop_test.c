@@ -1,0 +1,538 @@
+/*
+ * loop_test.c - the pvmd's event loop (loop.c) on its own: timers fire
+ * in deadline order (random starts, re-arms and stops checked against a
+ * model, equal deadlines, timers stopped and re-armed from inside
+ * callbacks), a stopped timer never fires, ev_defer'd functions run after
+ * the batch that deferred them, and a pipe watcher fires when readable and
+ * not once stopped, also when stopped by another callback of the same
+ * batch.  Prints TAP.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop.h"
+#include "test/unit/rnd.h"
+#include "test/unit/tap.h"
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+/* A timer of the tests: what it is and what happened to it. */
+struct tt {
+	struct ev_timer t;
+	int id;
+	int fired;      /* times its callback ran */
+	uint64_t late;  /* now - when at its first firing (ms; 0 if early) */
+	int early;      /* fired before its deadline */
+};
+
+/* The order timers fired in, across a run. */
+#define MAXLOG 4096
+static struct tt *firelog[MAXLOG];
+static uint64_t firewhen[MAXLOG];
+static int nlog;
+
+static void record(struct tt *x)
+{
+	uint64_t now = ev_now_ms();
+	if (now < x->t.when)
+		x->early = 1;
+	if (!x->fired)
+		x->late = now - x->t.when;
+	x->fired++;
+	if (nlog < MAXLOG) {
+		firewhen[nlog] = x->t.when;
+		firelog[nlog++] = x;
+	}
+}
+
+static void cb_record(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)l;
+	record(t->data);
+}
+
+static void cb_stop_loop(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)t;
+	ev_stop(l);
+}
+
+/* Did the log fire in non-decreasing deadline order? */
+static int log_in_order(void)
+{
+	for (int i = 1; i < nlog; i++)
+		if (firewhen[i] < firewhen[i - 1])
+			return 0;
+	return 1;
+}
+
+/* Runs the loop until `stop` fires; a safety timer of 3 s ends a run that
+ * would hang.  Returns 1 if `stop` ended it. */
+static struct ev_timer safety;
+static int safety_fired;
+static void cb_safety(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)t;
+	safety_fired = 1;
+	ev_stop(l);
+}
+static int run(struct ev_loop *l)
+{
+	safety_fired = 0;
+	ev_timer_init(&safety, cb_safety, NULL);
+	ev_timer_start(l, &safety, 3000);
+	int r = ev_run(l);
+	ev_timer_stop(l, &safety);
+	return r == 0 && !safety_fired;
+}
+
+/* ---- timer order against a model ---- */
+
+#define NT 300
+
+static void test_heap_model(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	static struct tt t[NT];
+	int armed[NT] = {0};
+	for (int i = 0; i < NT; i++) {
+		memset(&t[i], 0, sizeof t[i]);
+		t[i].id = i;
+		ev_timer_init(&t[i].t, cb_record, &t[i]);
+	}
+	/* random starts, re-arms and stops; the model is `armed` */
+	int ops = 0;
+	for (int k = 0; k < 5000; k++) {
+		int i = (int)(rnd() % NT);
+		if (rnd() % 3) {
+			if (ev_timer_start(l, &t[i].t, rnd() % 40) == 0)
+				armed[i] = 1;
+		} else {
+			ev_timer_stop(l, &t[i].t);
+			armed[i] = 0;
+		}
+		ops++;
+	}
+	int nstopped = 0, slots = 1;
+	for (int i = 0; i < NT; i++) {
+		nstopped += !armed[i];
+		slots &= armed[i] ? t[i].t.slot != (size_t)-1
+				  : t[i].t.slot == (size_t)-1;
+	}
+	ok(slots, "after %d random starts, re-arms and stops, exactly the %d armed timers have a heap slot",
+	   ops, NT - nstopped);
+
+	/* every deadline has passed: one batch fires them all, and the heap
+	 * must hand them out smallest deadline first */
+	struct ev_timer stop;
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &stop, 45);
+	sleep_ms(60);
+	nlog = 0;
+	int ran = run(l);
+	int wrong = 0, early = 0;
+	for (int i = 0; i < NT; i++) {
+		wrong += t[i].fired != armed[i];
+		early += t[i].early;
+	}
+	ok(ran && !wrong && nlog == NT - nstopped,
+	   "every armed timer fired once, none of the %d stopped ones (%d wrong)",
+	   nstopped, wrong);
+	ok(log_in_order() && !early,
+	   "in one batch the %d timers fired in deadline order, none before its deadline",
+	   nlog);
+	ev_loop_free(l);
+}
+
+/* Timers that come due while the loop waits: each fires at or after its
+ * deadline, in deadline order, and the loop sleeps meanwhile. */
+static void test_timers_in_time(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	static struct tt t[40];
+	uint64_t start = ev_now_ms();
+	for (int i = 0; i < 40; i++) {
+		memset(&t[i], 0, sizeof t[i]);
+		ev_timer_init(&t[i].t, cb_record, &t[i]);
+		/* descending and repeated deadlines: 0..19 ms, twice */
+		ev_timer_start(l, &t[i].t, (uint64_t)(19 - i % 20));
+	}
+	struct ev_timer stop;
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &stop, 30);
+	nlog = 0;
+	int ran = run(l);
+	uint64_t took = ev_now_ms() - start;
+	int early = 0, all = 1, pairs = 0;
+	for (int i = 0; i < 40; i++) {
+		early += t[i].early;
+		all &= t[i].fired == 1;
+	}
+	for (int i = 0; i < 20; i++)
+		pairs += t[i].t.when == t[i + 20].t.when;
+	ok(ran && all && nlog == 40 && log_in_order() && !early,
+	   "40 timers of 0..19 ms started in descending order fire in deadline order, none early");
+	ok(took >= 30 && took < 3000, "the run ended with the 30 ms timer (%llu ms)",
+	   (unsigned long long)took);
+	diag("%d of 20 pairs of timers started with the same delay had the same deadline",
+	     pairs);
+	ev_loop_free(l);
+}
+
+/* Equal deadlines: timers whose deadline is one and the same all fire,
+ * in the same batch. */
+static void test_equal_deadlines(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	static struct tt t[64];
+	int same = 0;
+	for (int i = 0; i < 64; i++) {
+		memset(&t[i], 0, sizeof t[i]);
+		ev_timer_init(&t[i].t, cb_record, &t[i]);
+	}
+	/* start them until all 64 share a millisecond (a tick between two
+	 * starts restarts the set) */
+	for (int attempt = 0; attempt < 20 && !same; attempt++) {
+		for (int i = 0; i < 64; i++)
+			ev_timer_start(l, &t[i].t, 5);
+		same = 1;
+		for (int i = 1; i < 64; i++)
+			same &= t[i].t.when == t[0].t.when;
+	}
+	struct ev_timer stop;
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &stop, 5);
+	ok(same, "64 timers started with the same delay share one deadline");
+	nlog = 0;
+	int ran = run(l);
+	int all = 1;
+	for (int i = 0; i < 64; i++)
+		all &= t[i].fired == 1 && !t[i].early;
+	ok(ran && all && nlog == 64,
+	   "all 64 timers with the same deadline fire, once each");
+	ev_loop_free(l);
+}
+
+/* ---- timers changed from inside callbacks ---- */
+
+static struct tt a, b, c, d, e, g, h;
+static int g_rearms;
+
+/* The run ends once c (re-armed) and g (re-arming) are done, whatever the
+ * scheduler did to the times in between. */
+static void maybe_stop(struct ev_loop *l)
+{
+	if (c.fired && g.fired == 6)
+		ev_stop(l);
+}
+
+static void cb_c(struct ev_loop *l, struct ev_timer *t)
+{
+	record(t->data);
+	maybe_stop(l);
+}
+
+static void cb_a(struct ev_loop *l, struct ev_timer *t)
+{
+	record(t->data);
+	ev_timer_stop(l, &b.t);       /* due in this batch: must not fire */
+	ev_timer_start(l, &c.t, 20);  /* due in this batch: moves on */
+	ev_timer_start(l, &d.t, 0);   /* not armed before: fires too */
+	ev_timer_stop(l, t);          /* itself: already off the heap */
+}
+
+static void cb_g(struct ev_loop *l, struct ev_timer *t)
+{
+	record(t->data);
+	if (g_rearms < 5) {
+		g_rearms++;
+		ev_timer_start(l, t, 2);
+	}
+	maybe_stop(l);
+}
+
+static void cb_h(struct ev_loop *l, struct ev_timer *t)
+{
+	record(t->data);
+	/* re-armed and stopped again before it fires: it never does */
+	ev_timer_start(l, &e.t, 1);
+	ev_timer_stop(l, &e.t);
+}
+
+static void test_callbacks(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	struct tt *all[] = {&a, &b, &c, &d, &e, &g, &h};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		memset(all[i], 0, sizeof *all[i]);
+		all[i]->id = (int)i;
+	}
+	ev_timer_init(&a.t, cb_a, &a);
+	ev_timer_init(&b.t, cb_record, &b);
+	ev_timer_init(&c.t, cb_c, &c);
+	ev_timer_init(&d.t, cb_record, &d);
+	ev_timer_init(&e.t, cb_record, &e);
+	ev_timer_init(&g.t, cb_g, &g);
+	ev_timer_init(&h.t, cb_h, &h);
+	g_rearms = 0;
+	ev_timer_start(l, &a.t, 1);
+	ev_timer_start(l, &b.t, 2);
+	ev_timer_start(l, &c.t, 3);
+	ev_timer_start(l, &h.t, 3);
+	ev_timer_start(l, &e.t, 4);
+	ev_timer_start(l, &g.t, 0);
+	sleep_ms(10); /* a, b, c, e, g and h are all due in the first batch */
+	nlog = 0;
+	uint64_t start = ev_now_ms();
+	int ran = run(l);
+	ok(ran && a.fired == 1 && b.fired == 0,
+	   "a timer stopped by an earlier callback of the same batch does not fire");
+	ok(c.fired == 1 && !c.early && c.t.when >= start + 20,
+	   "a due timer re-armed by a callback fires once, at its new deadline");
+	ok(d.fired == 1 && !d.early,
+	   "a timer first started by a callback, for 0 ms, fires");
+	ok(h.fired == 1 && e.fired == 0,
+	   "a timer re-armed and stopped again by a callback never fires");
+	ok(g.fired == 6 && !g.early, "a timer re-arming itself 5 times fires 6 times (%d)",
+	   g.fired);
+	ok(log_in_order(), "the %d firings were in deadline order", nlog);
+	ev_loop_free(l);
+}
+
+/* ---- ev_defer ---- */
+
+struct obj {
+	int freed;
+	int id;
+};
+static int defer_order[16], ndefer_order;
+
+static void obj_free(void *p)
+{
+	struct obj *o = p;
+	o->freed = 1;
+	defer_order[ndefer_order++] = o->id;
+}
+
+static struct obj o1, o2, o3, o4;
+static int seen_o1_in_batch, seen_o1_before_sleep, hook_calls;
+static int o3_at_hook_return;
+
+static void cb_defer_o1(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)t;
+	ev_defer(l, obj_free, &o1);
+	seen_o1_in_batch = !o1.freed; /* not at once */
+}
+
+static void cb_check_o1(struct ev_loop *l, struct ev_timer *t)
+{
+	(void)l;
+	(void)t;
+	seen_o1_in_batch &= !o1.freed; /* nor later in the batch */
+}
+
+/* A deferred function that defers another: that one runs too. */
+static void defer_more(void *p)
+{
+	struct ev_loop *l = p;
+	obj_free(&o4);
+	ev_defer(l, obj_free, &o2);
+}
+
+static void hook(struct ev_loop *l, void *data)
+{
+	(void)data;
+	hook_calls++;
+	if (hook_calls == 2) {
+		/* the batch of the timers has ended before this */
+		seen_o1_before_sleep = o1.freed;
+		/* deferred from the hook: after it returns */
+		ev_defer(l, obj_free, &o3);
+		ev_defer(l, defer_more, l);
+		o3_at_hook_return = o3.freed;
+	}
+}
+
+static void test_defer(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	struct obj *all[] = {&o1, &o2, &o3, &o4};
+	for (int i = 0; i < 4; i++) {
+		memset(all[i], 0, sizeof *all[i]);
+		all[i]->id = i + 1;
+	}
+	ndefer_order = 0;
+	struct obj now = {.id = 9};
+	ev_defer(l, obj_free, &now);
+	ok(now.freed, "ev_defer outside a batch calls the function at once");
+
+	ev_set_before_sleep(l, hook, NULL);
+	struct ev_timer t1, t2, stop;
+	ev_timer_init(&t1, cb_defer_o1, NULL);
+	ev_timer_init(&t2, cb_check_o1, NULL);
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &t1, 1);
+	ev_timer_start(l, &t2, 2);
+	ev_timer_start(l, &stop, 20);
+	sleep_ms(5);
+	hook_calls = 0;
+	int ran = run(l);
+	ok(ran && seen_o1_in_batch,
+	   "a function deferred by a callback has not run when it returns, nor in the batch's later callbacks");
+	ok(seen_o1_before_sleep, "... and has run before the next before-sleep hook");
+	ok(!o3_at_hook_return && o3.freed,
+	   "a function deferred by the before-sleep hook runs after the hook returns");
+	ok(o4.freed && o2.freed,
+	   "a deferred function that defers another: both run before the loop sleeps");
+	ev_loop_free(l);
+}
+
+/* ---- fd watchers ---- */
+
+struct watch {
+	struct ev_io io;
+	int fires;
+	uint32_t revents;
+	int fd_w;        /* the pipe's write end */
+	int stop_self;   /* stop on the first firing and make it readable */
+	struct watch *other; /* stopped and deferred-freed by this one */
+	int freed;
+	int saw_other_freed;
+};
+
+static void watch_free(void *p)
+{
+	((struct watch *)p)->freed = 1;
+}
+
+static void cb_watch(struct ev_loop *l, struct ev_io *io, uint32_t revents)
+{
+	struct watch *w = io->data;
+	w->fires++;
+	w->revents |= revents;
+	char ch;
+	if (revents & EPOLLIN)
+		(void)!read(io->fd, &ch, 1);
+	if (revents & EPOLLHUP)
+		ev_io_stop(l, io); /* would fire on every pass */
+	if (w->stop_self) {
+		ev_io_stop(l, io);
+		/* readable again: a stopped watcher must not see it */
+		(void)!write(w->fd_w, "y", 1);
+	}
+	if (w->other && w->other->io.fd >= 0) {
+		ev_io_stop(l, &w->other->io);
+		ev_defer(l, watch_free, w->other);
+		w->saw_other_freed = w->other->freed;
+	}
+}
+
+static void test_io(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	int p[2];
+	if (pipe(p) < 0)
+		abort();
+	struct watch w = {.fd_w = p[1], .stop_self = 1};
+	ok(ev_io_start(l, &w.io, p[0], EPOLLIN, cb_watch, &w) == 0 &&
+	   w.io.fd == p[0], "a pipe's read end is watched");
+	(void)!write(p[1], "x", 1);
+	struct ev_timer stop;
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &stop, 50);
+	int ran = run(l);
+	ok(ran && w.fires == 1 && (w.revents & EPOLLIN),
+	   "it fires for readability, and not after it stopped itself though readable again (%d firings)",
+	   w.fires);
+	ok(w.io.fd == -1, "ev_io_stop sets fd to -1");
+
+	/* ev_io_set: no events, no firing; EPOLLIN again, firing */
+	struct watch v = {.fd_w = p[1]};
+	ev_io_start(l, &v.io, p[0], EPOLLIN, cb_watch, &v);
+	ev_io_set(l, &v.io, 0);
+	ev_timer_start(l, &stop, 30);
+	ran = run(l);
+	int quiet = ran && v.fires == 0;
+	ev_io_set(l, &v.io, EPOLLIN);
+	ev_timer_start(l, &stop, 30);
+	ran = run(l);
+	ok(quiet && ran && v.fires == 1 && (v.revents & EPOLLIN),
+	   "with its events set to 0 a readable pipe does not fire; set back to EPOLLIN it does");
+
+	/* the writer closes: hang-up */
+	close(p[1]);
+	v.revents = 0;
+	v.fires = 0;
+	ev_timer_start(l, &stop, 30);
+	ran = run(l);
+	ok(ran && v.fires >= 1 && (v.revents & EPOLLHUP),
+	   "the write end closed: the watcher sees EPOLLHUP");
+	ev_io_stop(l, &v.io);
+	close(p[0]);
+
+	struct ev_io bad;
+	ok(ev_io_start(l, &bad, -5, EPOLLIN, cb_watch, NULL) < 0 && bad.fd == -1,
+	   "watching a bad fd fails and leaves fd -1");
+	ev_loop_free(l);
+}
+
+/* Two watchers ready in the same batch, each stopping and deferring the
+ * free of the other: the second's pending event is skipped, and its
+ * struct is freed only after the batch. */
+static void test_io_stopped_in_batch(void)
+{
+	struct ev_loop *l = ev_loop_new();
+	int p[2], q[2];
+	if (pipe(p) < 0 || pipe(q) < 0)
+		abort();
+	struct watch *x = calloc(1, sizeof *x), *y = calloc(1, sizeof *y);
+	x->other = y;
+	y->other = x;
+	ev_io_start(l, &x->io, p[0], EPOLLIN, cb_watch, x);
+	ev_io_start(l, &y->io, q[0], EPOLLIN, cb_watch, y);
+	(void)!write(p[1], "x", 1);
+	(void)!write(q[1], "x", 1);
+	struct ev_timer stop;
+	ev_timer_init(&stop, cb_stop_loop, NULL);
+	ev_timer_start(l, &stop, 30);
+	int ran = run(l);
+	ok(ran && x->fires + y->fires == 1,
+	   "of two watchers ready at once that stop each other, exactly one fires (%d, %d)",
+	   x->fires, y->fires);
+	struct watch *first = x->fires ? x : y;
+	ok(!first->saw_other_freed && first->other->freed,
+	   "the one stopped is freed (deferred) after the batch, not during it");
+	free(x);
+	free(y);
+	close(p[0]);
+	close(p[1]);
+	close(q[0]);
+	close(q[1]);
+	ev_loop_free(l);
+}
+
+int main(void)
+{
+	rnd_seed(88172645u);
+	alarm(30); /* a hung loop is a failure, not a stuck suite */
+	test_heap_model();
+	test_timers_in_time();
+	test_equal_deadlines();
+	test_callbacks();
+	test_defer();
+	test_io();
+	test_io_stopped_in_batch();
+	return tap_done();
+}
