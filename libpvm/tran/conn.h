@@ -116,6 +116,11 @@ static inline int lp_conn_pending(const struct lp_conn *c)
 	return c->oq_head != NULL;
 }
 
+/* The send and pending operations of a transport whose endpoints are
+ * connections (struct lp_tran; the pvmd and direct transports). */
+int lp_conn_ep_send(void *ep, const struct lp_omsg *m);
+int lp_conn_ep_pending(void *ep);
+
 /* Asks for huge pages on a large fresh allocation (page faults dominate
  * the cost of touching a big message the first time). */
 void lp_mem_hint(void *p, size_t len);

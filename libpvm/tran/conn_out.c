@@ -234,6 +234,17 @@ static ssize_t send_iov(int fd, struct iovec *iov, int n)
 	return r;
 }
 
+int lp_conn_ep_send(void *ep, const struct lp_omsg *m)
+{
+	return lp_conn_send(ep, m);
+}
+
+int lp_conn_ep_pending(void *ep)
+{
+	struct lp_conn *c = ep;
+	return !c->dead && lp_conn_pending(c);
+}
+
 int lp_conn_send(struct lp_conn *c, const struct lp_omsg *m)
 {
 	struct ostream s;

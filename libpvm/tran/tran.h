@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "lpvm.h"
 
 /* What a sender wrote into a posted pvm_precv buffer (post_take). */
 struct lp_posted {
@@ -134,6 +135,16 @@ struct lp_peer {
 	uint32_t rseq;               /* last seq delivered from this peer */
 	struct lp_buf *held;         /* early messages, sorted by seq */
 };
+
+/* Whether `tid` is another task of this host (a task tid, our host part,
+ * not ours): what the shared-memory and Unix-socket routes can reach. */
+static inline int lp_tid_local_peer(int tid)
+{
+	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
+	       (tid & WIRE_TID_TASK_MASK) != 0 &&
+	       (tid & WIRE_TID_HOST_MASK) == (lp.mytid & WIRE_TID_HOST_MASK) &&
+	       tid != lp.mytid;
+}
 
 /* Finds or creates the entry of `tid`; NULL when memory runs out. */
 struct lp_peer *lp_peer_get(int tid);

@@ -17,29 +17,6 @@
 #define TAG_GO 90
 #define TAG_DONE 91
 
-static int spawn_child(const char *role, const char *arg)
-{
-	char *av[4] = {"child", (char *)role, (char *)arg, NULL};
-	int tid = 0;
-	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
-	CHECK(n == 1 && tid > 0, "spawn %s: n=%d tid=%d", role, n, tid);
-	return n == 1 ? tid : -1;
-}
-
-static void send_int(int tid, int tag, int v)
-{
-	pvm_initsend(PvmDataDefault);
-	pvm_pkint(&v, 1, 1);
-	pvm_send(tid, tag);
-}
-
-static int upk1(void)
-{
-	int v = -999;
-	pvm_upkint(&v, 1, 1);
-	return v;
-}
-
 /* ---- children ---- */
 
 static const int dtsize[12] = {1, 1, sizeof(short), sizeof(int), sizeof(float),
@@ -62,12 +39,12 @@ static int child_main(char **av)
 		static const int tags[5] = {5, 3, 7, 3, 9};
 		int i;
 		for (i = 0; i < 5; i++)
-			send_int(par, tags[i], i);
+			t_send_int(par, tags[i], i);
 	} else if (!strcmp(role, "late")) {
 		int b = t_recv(par, TAG_GO, 30);
 		if (b > 0) {
-			t_msleep(upk1());
-			send_int(par, 20, 4242);
+			t_msleep(t_upk1());
+			t_send_int(par, 20, 4242);
 		}
 	} else if (!strcmp(role, "pecho")) {
 		/* precv each datatype and psend it back unchanged, with the
@@ -140,8 +117,8 @@ static int child_main(char **av)
 			pvm_bufinfo(b, &len, &tag, &src);
 			if (tag != 50)
 				break;
-			int v = upk1();
-			send_int(par, 50, v + 1);
+			int v = t_upk1();
+			t_send_int(par, 50, v + 1);
 		}
 		pvm_exit();
 		return 0;
@@ -164,7 +141,7 @@ static int child_main(char **av)
 		pvm_send(par, 60);
 		pvm_setsbuf(big);
 		pvm_send(par, 61);
-		send_int(par, 62, 0);
+		t_send_int(par, 62, 0);
 		pvm_recv(-1, 12345);
 		return 0;
 	} else if (!strcmp(role, "exit")) {
@@ -193,13 +170,13 @@ static int test_match(void)
 	CHECK(me > 0, "mytid %d", me);
 	EQ(pvm_nrecv(-1, -1), 0);
 	EQ(pvm_probe(-1, -1), 0);
-	int c = spawn_child("sendseq", NULL);
+	int c = t_spawn_self(ME, "sendseq", NULL);
 	if (c <= 0)
 		return t_done("match");
 	/* tag 9 comes last: once it is here, all are (order per pair) */
 	int b = t_recv(c, 9, 20);
 	CHECK(b > 0, "tag 9 not received");
-	EQ(upk1(), 4);
+	EQ(t_upk1(), 4);
 	int len = -1, tag = -1, src = -1;
 	EQ(pvm_bufinfo(b, &len, &tag, &src), 0);
 	EQ(len, 4);
@@ -215,30 +192,30 @@ static int test_match(void)
 	EQ(pvm_probe(me, -1), 0);
 	/* earliest matching first */
 	b = pvm_recv(-1, 3);
-	EQ(upk1(), 1);
+	EQ(t_upk1(), 1);
 	b = pvm_nrecv(-1, -1);
 	CHECK(b > 0, "nrecv %d", b);
-	EQ(upk1(), 0);
+	EQ(t_upk1(), 0);
 	pvm_bufinfo(b, &len, &tag, &src);
 	EQ(tag, 5);
 	b = pvm_recv(c, 3);
-	EQ(upk1(), 3);
+	EQ(t_upk1(), 3);
 	b = pvm_nrecv(c, -1);
-	EQ(upk1(), 2);
+	EQ(t_upk1(), 2);
 	EQ(pvm_nrecv(-1, -1), 0);
 	EQ(pvm_nrecv(c, 3), 0);
 
 	/* recvf: a matching function that takes only odd tags */
 	int t;
 	for (t = 2; t <= 6; t++)
-		send_int(me, t, t * 10);
+		t_send_int(me, t, t * 10);
 	CHECK(t_recv(me, 6, 10) > 0, "self tag 6");
-	EQ(upk1(), 60);
+	EQ(t_upk1(), 60);
 	int (*old)(int, int, int) = (int (*)(int, int, int))pvm_recvf(recvf_odd);
 	b = pvm_recv(-1, -1);
 	pvm_bufinfo(b, &len, &tag, &src);
 	EQ(tag, 3);
-	EQ(upk1(), 30);
+	EQ(t_upk1(), 30);
 	b = pvm_nrecv(-1, -1);
 	pvm_bufinfo(b, &len, &tag, &src);
 	EQ(tag, 5);
@@ -248,15 +225,15 @@ static int test_match(void)
 	pvm_bufinfo(b, &len, &tag, &src);
 	EQ(tag, 2);
 	b = pvm_nrecv(-1, 4);
-	EQ(upk1(), 40);
+	EQ(t_upk1(), 40);
 	EQ(pvm_nrecv(-1, -1), 0);
 
 	/* a received message is a buffer like any other */
-	send_int(me, 77, 1);
+	t_send_int(me, 77, 1);
 	b = t_recv(-1, 77, 10);
 	EQ(pvm_getrbuf(), b);
 	EQ(pvm_freebuf(b), 0);
-	send_int(c, TAG_DONE, 0);
+	t_send_int(c, TAG_DONE, 0);
 	pvm_exit();
 	return t_done("match");
 }
@@ -281,23 +258,23 @@ static int test_trecv(void)
 	CHECK(t_now() - t0 < 1.0, "trecv 0 took %.3f s", t_now() - t0);
 
 	/* a message arriving during the wait ends it early */
-	int c = spawn_child("late", NULL);
+	int c = t_spawn_self(ME, "late", NULL);
 	if (c > 0) {
-		send_int(c, TAG_GO, 300);
+		t_send_int(c, TAG_GO, 300);
 		tv.tv_sec = 20, tv.tv_usec = 0;
 		t0 = t_now();
 		int b = pvm_trecv(c, 20, &tv);
 		dt = t_now() - t0;
 		CHECK(b > 0, "trecv: message lost (%d)", b);
-		EQ(upk1(), 4242);
+		EQ(t_upk1(), 4242);
 		CHECK(dt >= 0.25 && dt < 10.0, "trecv returned after %.3f s", dt);
-		send_int(c, TAG_DONE, 0);
+		t_send_int(c, TAG_DONE, 0);
 	}
 	/* NULL timeout blocks like pvm_recv */
-	send_int(me, 21, 5);
+	t_send_int(me, 21, 5);
 	int b = pvm_trecv(-1, 21, NULL);
 	CHECK(b > 0, "trecv NULL %d", b);
-	EQ(upk1(), 5);
+	EQ(t_upk1(), 5);
 	pvm_exit();
 	return t_done("trecv");
 }
@@ -313,7 +290,7 @@ static int test_psend(void)
 {
 	int me = pvm_mytid();
 	CHECK(me > 0, "mytid %d", me);
-	int c = spawn_child("pecho", NULL);
+	int c = t_spawn_self(ME, "pecho", NULL);
 	if (c <= 0)
 		return t_done("psend");
 	static unsigned char out[1 << 16], in[1 << 16];
@@ -391,7 +368,7 @@ static int test_psend(void)
 	CHECK(r == 0 || r == PvmNoMem, "precv short buffer: %d", r);
 	EQ(small[0], 11);
 	EQ(small[1], -22);
-	send_int(c, TAG_DONE, 0);
+	t_send_int(c, TAG_DONE, 0);
 	pvm_exit();
 	return t_done("psend");
 }
@@ -432,7 +409,7 @@ static int test_mcast(void)
 	EQ(pvm_nrecv(-1, 31), 0);
 	EQ(pvm_mcast(tids, -1, 30), PvmBadParam);
 	for (i = 0; i < 4; i++)
-		send_int(tids[i], TAG_DONE, 0);
+		t_send_int(tids[i], TAG_DONE, 0);
 	pvm_exit();
 	return t_done("mcast");
 }
@@ -450,7 +427,7 @@ static int test_big(int mib)
 		return t_done("big");
 	for (i = 0; i < n; i++)
 		p[i] = (unsigned char)(i * 131 + (i >> 20));
-	int c = spawn_child("big", NULL);
+	int c = t_spawn_self(ME, "big", NULL);
 	if (c <= 0)
 		return t_done("big");
 	double t0 = t_now();
@@ -467,7 +444,7 @@ static int test_big(int mib)
 	EQ(res[1], 0);
 	EQ(res[2], 0);
 	printf("%zu bytes in %.1f s\n", n, t_now() - t0);
-	send_int(c, TAG_DONE, 0);
+	t_send_int(c, TAG_DONE, 0);
 	pvm_exit();
 	return t_done("big");
 }
@@ -500,17 +477,17 @@ static int test_direct(void)
 		if (pass)
 			EQ(pvm_setopt(PvmRoute, PvmRouteDirect), PvmAllowDirect);
 		int before = count_sockets();
-		int c = spawn_child("pingpong", route);
+		int c = t_spawn_self(ME, "pingpong", route);
 		if (c <= 0)
 			break;
 		double t0 = t_now();
 		for (i = 0; i < 200; i++) {
-			send_int(c, 50, i * 2);
+			t_send_int(c, 50, i * 2);
 			int b = t_recv(c, 50, 20);
 			CHECK(b > 0, "%s: ping %d lost", route, i);
 			if (b <= 0)
 				break;
-			int v = upk1();
+			int v = t_upk1();
 			if (v != i * 2 + 1) {
 				CHECK(v == i * 2 + 1, "%s: ping %d answered %d", route, i, v);
 				break;
@@ -529,7 +506,7 @@ static int test_direct(void)
 			      before, after);
 		else
 			CHECK(after == before, "pvmd route: sockets %d -> %d", before, after);
-		send_int(c, 51, 0);
+		t_send_int(c, 51, 0);
 	}
 	pvm_exit();
 	return t_done("direct");
@@ -545,7 +522,7 @@ static int test_partial(void)
 		/* rounds 2 and 3 on a direct route (both sides ask for it) */
 		if (round == 2)
 			pvm_setopt(PvmRoute, PvmRouteDirect);
-		int c = spawn_child(round < 2 ? "bigsend" : "bigsendd", "256");
+		int c = t_spawn_self(ME, round < 2 ? "bigsend" : "bigsendd", "256");
 		if (c <= 0)
 			break;
 		EQ(pvm_notify(PvmTaskExit, 63, 1, &c), 0);
@@ -576,12 +553,12 @@ static int test_partial(void)
 		CHECK(got || !later, "round %d: a later message without the big one", round);
 		cut += !got;
 		/* the VM still works: a round trip with a fresh task */
-		int e = spawn_child("pingpong", "pvmd");
+		int e = t_spawn_self(ME, "pingpong", "pvmd");
 		if (e > 0) {
-			send_int(e, 50, 7);
+			t_send_int(e, 50, 7);
 			CHECK(t_recv(e, 50, 20) > 0, "round %d: no answer after the kill", round);
-			EQ(upk1(), 8);
-			send_int(e, 51, 0);
+			EQ(t_upk1(), 8);
+			t_send_int(e, 51, 0);
 		}
 	}
 	/* the direct route's rounds at least kill it mid-message */
@@ -605,7 +582,7 @@ static int test_errors(void)
 	int tids[2] = {me, 0};
 	EQ(pvm_mcast(tids, 2, -1), PvmBadParam);
 	/* a send to a task that has gone succeeds; the message is dropped */
-	int c = spawn_child("exit", NULL);
+	int c = t_spawn_self(ME, "exit", NULL);
 	if (c > 0) {
 		pvm_notify(PvmTaskExit, 50, 1, &c);
 		CHECK(t_recv(-1, 50, 20) > 0, "no exit notify");
@@ -618,9 +595,9 @@ static int test_errors(void)
 	/* and a task that never existed on our host */
 	EQ(pvm_send(me + 5000, 1), 0);
 	/* the VM still works */
-	send_int(me, 2, 7);
+	t_send_int(me, 2, 7);
 	CHECK(t_recv(me, 2, 10) > 0, "self message");
-	EQ(upk1(), 7);
+	EQ(t_upk1(), 7);
 	pvm_exit();
 	return t_done("errors");
 }

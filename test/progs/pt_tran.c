@@ -50,29 +50,6 @@ static size_t bad_at(const unsigned char *p, size_t n, unsigned seed)
 	return 0;
 }
 
-static int spawn_child(const char *role, const char *arg)
-{
-	char *av[4] = {"child", (char *)role, (char *)arg, NULL};
-	int tid = 0;
-	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
-	CHECK(n == 1 && tid > 0, "spawn %s: n=%d tid=%x", role, n, tid);
-	return n == 1 ? tid : -1;
-}
-
-static void send_int(int tid, int tag, int v)
-{
-	pvm_initsend(PvmDataDefault);
-	pvm_pkint(&v, 1, 1);
-	pvm_send(tid, tag);
-}
-
-static int upk1(void)
-{
-	int v = -999;
-	pvm_upkint(&v, 1, 1);
-	return v;
-}
-
 /* Children pass PVM_TRAN, PVM_TRAN_REPORT, PVM_DIRECT_TCP and PVM_SHM on. */
 static void export_env(void)
 {
@@ -105,7 +82,7 @@ static void child_order(void)
 {
 	int parent = pvm_parent(), first_bad = 0;
 	unsigned char buf[5000];
-	send_int(parent, TAG_START, 1); /* enrolled: reachable from now on */
+	t_send_int(parent, TAG_START, 1); /* enrolled: reachable from now on */
 	for (int i = 0; i < NORDER; i++) {
 		int b = pvm_recv(parent, TAG_DATA), len, n = -1;
 		pvm_bufinfo(b, &len, NULL, NULL);
@@ -128,7 +105,7 @@ static void child_order(void)
 		pvm_pkbyte((char *)buf, (int)body, 1);
 		pvm_send(parent, TAG_ECHO);
 	}
-	send_int(parent, TAG_REPORT, first_bad);
+	t_send_int(parent, TAG_REPORT, first_bad);
 }
 
 /* Announces itself, then sends one message of arg MiB and a small one
@@ -140,9 +117,9 @@ static void child_bigsend(const char *arg)
 	if (!p)
 		return;
 	fill(p, n, 99);
-	send_int(pvm_parent(), TAG_START, 1);
+	t_send_int(pvm_parent(), TAG_START, 1);
 	pvm_psend(pvm_parent(), TAG_DATA, p, (int)n, PVM_BYTE);
-	send_int(pvm_parent(), TAG_ECHO, 2);
+	t_send_int(pvm_parent(), TAG_ECHO, 2);
 	pvm_recv(-1, TAG_EXIT);
 	free(p);
 }
@@ -206,7 +183,7 @@ static int test_exchange(void)
 {
 	static const size_t sizes[] = {0, 1, 100, 4000, 4096, 65536, 100000, 1 << 20};
 	static const int encs[] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace, -1};
-	int c = spawn_child("echo", NULL);
+	int c = t_spawn_self(ME, "echo", NULL);
 	if (c <= 0)
 		return t_done("exchange");
 	unsigned seed = 1;
@@ -214,7 +191,7 @@ static int test_exchange(void)
 		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
 			for (size_t e = 0; e < sizeof encs / sizeof *encs; e++)
 				echo_one(c, encs[e], sizes[s], seed++);
-	send_int(c, TAG_DONE, 0);
+	t_send_int(c, TAG_DONE, 0);
 	pvm_exit();
 	return t_done("exchange");
 }
@@ -222,7 +199,7 @@ static int test_exchange(void)
 static int test_order(void)
 {
 	unsigned char buf[5000];
-	int c = spawn_child("order", NULL);
+	int c = t_spawn_self(ME, "order", NULL);
 	if (c <= 0)
 		return t_done("order");
 	/* the first half at once, while the child is still starting: no
@@ -262,7 +239,7 @@ static int test_order(void)
 	}
 	EQ(first_bad, 0);
 	CHECK(t_recv(c, TAG_REPORT, 60) > 0, "no report from the child");
-	EQ(upk1(), 0); /* the child's first disorder, +1 */
+	EQ(t_upk1(), 0); /* the child's first disorder, +1 */
 	printf("%d messages each way checked in order\n", NORDER);
 	pvm_exit();
 	return t_done("order");
@@ -270,7 +247,7 @@ static int test_order(void)
 
 static int test_big(void)
 {
-	int c = spawn_child("echo", NULL);
+	int c = t_spawn_self(ME, "echo", NULL);
 	if (c <= 0)
 		return t_done("big");
 	echo_one(c, PvmDataRaw, 1 << 20, 11);
@@ -278,7 +255,7 @@ static int test_big(void)
 	echo_one(c, PvmDataDefault, 16 << 20, 13);
 	echo_one(c, PvmDataInPlace, 16 << 20, 14);
 	echo_one(c, -1, 16 << 20, 15);
-	send_int(c, TAG_DONE, 0);
+	t_send_int(c, TAG_DONE, 0);
 	pvm_exit();
 	return t_done("big");
 }
@@ -287,7 +264,7 @@ static int test_killed(void)
 {
 	int cut = 0;
 	for (int round = 0; round < 2; round++) {
-		int c = spawn_child("bigsend", "64");
+		int c = t_spawn_self(ME, "bigsend", "64");
 		if (c <= 0)
 			break;
 		EQ(pvm_notify(PvmTaskExit, 63, 1, &c), 0);
@@ -311,10 +288,10 @@ static int test_killed(void)
 		      "round %d: the later message without the big one", round);
 		cut += !got;
 		/* the next task is served */
-		int e = spawn_child("echo", NULL);
+		int e = t_spawn_self(ME, "echo", NULL);
 		if (e > 0) {
 			echo_one(e, PvmDataDefault, 1000, 5);
-			send_int(e, TAG_DONE, 0);
+			t_send_int(e, TAG_DONE, 0);
 		}
 	}
 	printf("killed mid-message in %d of 2 rounds\n", cut);
@@ -328,15 +305,15 @@ static int test_refused(void)
 	/* a peer that takes no shared memory and accepts no direct route:
 	 * every transport but the pvmd's must refuse to reach it */
 	setenv("PVM_SHM", "0", 1);
-	int c = spawn_child("dontroute", NULL);
+	int c = t_spawn_self(ME, "dontroute", NULL);
 	unsetenv("PVM_SHM");
 	if (c > 0) {
 		for (int i = 0; i < 20; i++)
 			echo_one(c, i % 2 ? PvmDataRaw : -1, (size_t)i * 3000, 40 + (unsigned)i);
-		send_int(c, TAG_DONE, 0);
+		t_send_int(c, TAG_DONE, 0);
 	}
 	/* a task that has gone, and a tid never used: the sends succeed */
-	int g = spawn_child("exit", NULL);
+	int g = t_spawn_self(ME, "exit", NULL);
 	if (g > 0) {
 		pvm_notify(PvmTaskExit, 50, 1, &g);
 		CHECK(t_recv(-1, 50, 20) > 0, "no exit notify");
@@ -348,10 +325,10 @@ static int test_refused(void)
 	}
 	EQ(pvm_send(me + 4000, TAG_DATA), 0);
 	/* and the machine still works */
-	int e = spawn_child("echo", NULL);
+	int e = t_spawn_self(ME, "echo", NULL);
 	if (e > 0) {
 		echo_one(e, -1, 70000, 3);
-		send_int(e, TAG_DONE, 0);
+		t_send_int(e, TAG_DONE, 0);
 	}
 	pvm_exit();
 	return t_done("refused");

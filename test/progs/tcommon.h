@@ -70,6 +70,35 @@ static __attribute__((unused)) void t_msleep(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Spawns one copy of this program (`me`) as a child: argv "child" role
+ * [arg].  Returns its tid, or -1 (a failed check). */
+static __attribute__((unused)) int t_spawn_self(const char *me,
+						 const char *role,
+						 const char *arg)
+{
+	char *av[4] = {"child", (char *)role, (char *)arg, NULL};
+	int tid = 0;
+	int n = pvm_spawn((char *)me, av, 0, NULL, 1, &tid);
+	CHECK(n == 1 && tid > 0, "spawn %s: n=%d tid=%x", role, n, tid);
+	return n == 1 ? tid : -1;
+}
+
+/* One int in a PvmDataDefault message. */
+static __attribute__((unused)) void t_send_int(int tid, int tag, int v)
+{
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&v, 1, 1);
+	pvm_send(tid, tag);
+}
+
+/* The next int of the receive buffer (-999 if there is none). */
+static __attribute__((unused)) int t_upk1(void)
+{
+	int v = -999;
+	pvm_upkint(&v, 1, 1);
+	return v;
+}
+
 /* Prints the summary line and returns the exit status. */
 static __attribute__((unused)) int t_done(const char *what)
 {

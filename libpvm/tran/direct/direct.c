@@ -80,14 +80,6 @@ static int remember(struct lp_conn *c)
 	return 0;
 }
 
-static int tid_sane(int tid)
-{
-	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
-	       (tid & WIRE_TID_TASK_MASK) != 0 &&
-	       (tid & WIRE_TID_HOST_MASK) == (lp.mytid & WIRE_TID_HOST_MASK) &&
-	       tid != lp.mytid;
-}
-
 /* Incoming frames on a direct connection (either end). */
 static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
 {
@@ -101,7 +93,7 @@ static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
 		int sane = c->what == what_tcp
 				   ? lp_tcp_tid_ok(tid) &&
 					     tid == (int)(intptr_t)c->owner
-				   : tid_sane(tid);
+				   : lp_tid_local_peer(tid);
 		ok = ok && !r.err && ver == WIRE_VERSION && sane &&
 		     m->h.src == tid && m->h.dst == lp.mytid;
 		free(m->ctl);
@@ -217,7 +209,7 @@ static int unix_connect(int tid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
-	if (!tid_sane(tid) ||
+	if (!lp_tid_local_peer(tid) ||
 	    vmdir_task_sock(sa.sun_path, sizeof sa.sun_path, tid) < 0)
 		return -1;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -304,17 +296,6 @@ static void *direct_reach(int tid)
 	return c;
 }
 
-static int direct_send(void *ep, const struct lp_omsg *m)
-{
-	return lp_conn_send(ep, m);
-}
-
-static int direct_pending(void *ep)
-{
-	struct lp_conn *c = ep;
-	return !c->dead && lp_conn_pending(c);
-}
-
 static void direct_fini(void)
 {
 	for (size_t i = 0; i < backoffs.cap; i++)
@@ -347,7 +328,7 @@ const struct lp_tran lp_tran_direct = {
 	.init = direct_init,
 	.fini = direct_fini,
 	.reach = direct_reach,
-	.send = direct_send,
-	.pending = direct_pending,
+	.send = lp_conn_ep_send,
+	.pending = lp_conn_ep_pending,
 	.ep_failed = direct_ep_failed,
 };

@@ -18,17 +18,6 @@ static void *pvmd_reach(int tid)
 	return lp_pvmd_conn();
 }
 
-static int pvmd_send(void *ep, const struct lp_omsg *m)
-{
-	return lp_conn_send(ep, m);
-}
-
-static int pvmd_pending(void *ep)
-{
-	struct lp_conn *c = ep;
-	return !c->dead && lp_conn_pending(c);
-}
-
 static void pvmd_fini(void)
 {
 	/* (the link itself is the core's: lp_disconnect closes it) */
@@ -40,7 +29,7 @@ const struct lp_tran lp_tran_pvmd = {
 	.always = 1,
 	.init = pvmd_init,
 	.reach = pvmd_reach,
-	.send = pvmd_send,
-	.pending = pvmd_pending,
+	.send = lp_conn_ep_send,
+	.pending = lp_conn_ep_pending,
 	.fini = pvmd_fini,
 };

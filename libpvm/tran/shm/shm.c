@@ -192,14 +192,6 @@ static int shm_init(int forced)
 	return 0;
 }
 
-static int tid_local(int tid)
-{
-	return tid > 0 && !(tid & (WIRE_TID_MCAST | (int)WIRE_TID_DAEMON)) &&
-	       (tid & WIRE_TID_TASK_MASK) != 0 &&
-	       (tid & WIRE_TID_HOST_MASK) == (lp.mytid & WIRE_TID_HOST_MASK) &&
-	       tid != lp.mytid;
-}
-
 /* Maps the inbox of sp->tid and claims a slot in it.  Returns 0, 1 to
  * try again later (no inbox yet, no free slot), -1 never to try again. */
 static int open_peer(struct shm_peer *sp)
@@ -275,7 +267,7 @@ static int open_peer(struct shm_peer *sp)
 
 static void *shm_reach(int tid)
 {
-	if (!lp_shm.on || lp_shm.forked || !tid_local(tid))
+	if (!lp_shm.on || lp_shm.forked || !lp_tid_local_peer(tid))
 		return NULL;
 	struct shm_peer *sp = idhash_get(&peers, tid);
 	if (!sp) {
