@@ -8,16 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static size_t hash_of(int key, size_t cap)
-{
-	uint32_t x = (uint32_t)key;
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x & (cap - 1);
-}
+#define hash_of idhash_home
 
 void idhash_init(struct idhash *h)
 {
@@ -42,12 +33,6 @@ static struct idhash_slot *find(const struct idhash *h, int key)
 		if (!s->key)
 			return NULL;
 	}
-}
-
-void *idhash_get(const struct idhash *h, int key)
-{
-	struct idhash_slot *s = find(h, key);
-	return s ? s->val : NULL;
 }
 
 static int grow(struct idhash *h)

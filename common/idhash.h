@@ -8,6 +8,7 @@
 #define PVM_COMMON_IDHASH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct idhash_slot {
 	int key; /* 0 = empty */
@@ -20,9 +21,34 @@ struct idhash {
 	size_t count;
 };
 
+/* The slot a key hashes to (inline: lookups sit on the send and receive
+ * paths of every message). */
+static inline size_t idhash_home(int key, size_t cap)
+{
+	uint32_t x = (uint32_t)key;
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x & (cap - 1);
+}
+
 void idhash_init(struct idhash *h);
 void idhash_fini(struct idhash *h);
-void *idhash_get(const struct idhash *h, int key);
+/* The value of `key`, or NULL. */
+static inline void *idhash_get(const struct idhash *h, int key)
+{
+	if (!h->cap || !key)
+		return NULL;
+	for (size_t i = idhash_home(key, h->cap);; i = (i + 1) & (h->cap - 1)) {
+		const struct idhash_slot *s = &h->slots[i];
+		if (s->key == key)
+			return s->val;
+		if (!s->key)
+			return NULL;
+	}
+}
 /* Inserts or replaces.  Returns 0, or -1 on allocation failure. */
 int idhash_put(struct idhash *h, int key, void *val);
 /* Removes `key` if present; returns its value or NULL. */

@@ -41,6 +41,7 @@ static const struct lp_tran *poster;
 static unsigned long nsent[NTRANS];
 
 static struct idhash peers;
+static void report_init(void);
 
 /* ---- the layer above (tran.h) ---- */
 
@@ -210,6 +211,7 @@ void lp_route_init(void)
 	if (!configured)
 		configure_routes();
 	npollers = 0;
+	report_init();
 	for (int i = 0; i < nuse; i++) {
 		up[i] = use[i]->init(forced[i]) == 0;
 		if (up[i] && use[i]->progress && use[i]->active)
@@ -257,19 +259,15 @@ static void report_at_exit(void)
 	write_report();
 }
 
-static void count_sent(const struct lp_tran *t)
+/* After enrollment: the report (if asked for) names this tid, also when
+ * the program exits without pvm_exit. */
+static void report_init(void)
 {
 	static int atexit_done;
-	for (int i = 0; i < nuse; i++)
-		if (use[i] == t) {
-			nsent[i]++;
-			break;
-		}
 	report_tid = lp.mytid;
-	if (!atexit_done) {
+	if (!atexit_done && getenv("PVM_TRAN_REPORT")) {
 		atexit_done = 1;
-		if (getenv("PVM_TRAN_REPORT"))
-			atexit(report_at_exit);
+		atexit(report_at_exit);
 	}
 }
 
@@ -287,17 +285,9 @@ void lp_route_fini(void)
 
 /* ---- choosing and sending ---- */
 
-static int rank_of(const struct lp_tran *t)
-{
-	for (int i = 0; i < nuse; i++)
-		if (use[i] == t)
-			return i;
-	return nuse;
-}
-
 static void choose(struct lp_peer *p)
 {
-	int cur = p->tran ? rank_of(p->tran) : nuse;
+	int cur = p->tran ? p->rank : nuse;
 	/* look for something better than the current choice (an option
 	 * such as PvmRoute may allow one now) */
 	for (int i = 0; i < cur; i++) {
@@ -307,6 +297,7 @@ static void choose(struct lp_peer *p)
 		if (ep) {
 			p->tran = use[i];
 			p->ep = ep;
+			p->rank = i;
 			return;
 		}
 	}
@@ -328,7 +319,7 @@ int lp_route_send(struct lp_peer *p, const struct lp_omsg *m)
 			return PvmSysErr;
 		int r = p->tran->send(p->ep, m);
 		if (r == 0)
-			count_sent(p->tran);
+			nsent[p->rank]++;
 		if (r == 0 || p->tran->always)
 			return r;
 		/* a better route failed: the peer is probably gone; the last

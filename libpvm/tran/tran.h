@@ -131,6 +131,7 @@ struct lp_peer {
 	uint32_t sseq;               /* last seq sent to this peer */
 	const struct lp_tran *tran;  /* chosen transport, NULL = not chosen */
 	void *ep;                    /* its endpoint */
+	int rank;                    /* tran's place in route.c's table */
 	/* as receiver: */
 	uint32_t rseq;               /* last seq delivered from this peer */
 	struct lp_buf *held;         /* early messages, sorted by seq */
