@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include "conn.h"
+#include "pvmd/conn.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,12 +22,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "host.h"
-#include "log.h"
-#include "pvmd.h"
-#include "spawn.h"
-#include "task.h"
+#include "pvmd/ctl.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 #define RBUF_SIZE (64u << 10)

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "loop.h"
-#include "pvmd.h"
+#include "pvmd/loop.h"
+#include "pvmd/pvmd.h"
 #include "wire.h"
 
 

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "context.h"
+#include "pvmd/context.h"
 #include "pvm3.h"
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 #include "wire.h"
 
 int context_new(struct pvmd *d, int owner)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 int context_new(struct pvmd *d, int owner);
 int context_free(struct pvmd *d, int owner, int ctx);

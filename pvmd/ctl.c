@@ -13,20 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "context.h"
-#include "ctl.h"
-#include "group.h"
-#include "host.h"
-#include "log.h"
-#include "mbox.h"
-#include "notify.h"
-#include "output.h"
+#include "pvmd/conn.h"
+#include "pvmd/context.h"
+#include "pvmd/ctl.h"
+#include "pvmd/group.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/mbox.h"
+#include "pvmd/notify.h"
+#include "pvmd/output.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "signals.h"
-#include "spawn.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/signals.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 typedef int (*ctl_fn)(struct pvmd *d, struct conn *c,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 /* Replies to request `h` with a status word alone. */
 void ctl_reply_status(struct pvmd *d, struct conn *c,

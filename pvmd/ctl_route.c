@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conn.h"
-#include "log.h"
+#include "pvmd/conn.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "host.h"
-#include "log.h"
+#include "pvmd/conn.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "spawn.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 #define SPAWN_MAX_COUNT 4096

@@ -29,14 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "ctl.h"
-#include "group.h"
-#include "host.h"
-#include "log.h"
+#include "pvmd/conn.h"
+#include "pvmd/ctl.h"
+#include "pvmd/group.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 struct gmember {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 /* Control requests TM_GS_* (docs/protocol.md, docs/groups.md). */
 int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

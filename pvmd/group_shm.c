@@ -15,11 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "pvmd/group.h"
 #include "gshm.h"
-#include "log.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 
 #define MAP_BYTES (GSHM_SLOTS * sizeof(struct gshm_slot))

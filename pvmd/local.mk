@@ -15,11 +15,11 @@ pvmd_pvmd_SOURCES = \
 	pvmd/context.c \
 	pvmd/mbox.c \
 	pvmd/group.c pvmd/group_shm.c \
-	pvmd/host.c pvmd/host.h pvmd/link.c pvmd/fwd.c \
-	hoster/hoster.c hoster/slave.c hoster/hostfile.c hoster/hostfile.h \
-	hoster/password.c hoster/password.h \
-	hoster/startup.c
-pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd -I$(top_srcdir)/hoster
+	pvmd/ctl.h pvmd/task.h pvmd/spawn.h pvmd/output.h pvmd/notify.h \
+	pvmd/mbox.h pvmd/group.h pvmd/context.h pvmd/signals.h
+# the host layer: pvmd/host/local.mk adds its sources
+include pvmd/host/local.mk
+pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
 
@@ -33,11 +33,9 @@ pvmd_wirefuzz_LDADD = proto/libwire.la
 dist_pkglibexec_SCRIPTS = pvmd/debugger
 pvmd_pvmd_CPPFLAGS += -DPVM_DEBUGGER_PATH='"$(pkglibexecdir)/debugger"'
 
-# A task registered with pvm_reg_hoster starts the pvmds (docs/hosts.md).
-pvmd_pvmd_SOURCES += hoster/hoster_task.c
 
 # Unit tests beside their code (test/run.sh runs every pvmd/*_test).
 check_PROGRAMS += pvmd/loop_test
 pvmd_loop_test_SOURCES = pvmd/loop_test.c pvmd/loop.c pvmd/loop.h \
 	test/unit/tap.h test/unit/rnd.h
-pvmd_loop_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pvmd
+pvmd_loop_test_CPPFLAGS = $(AM_CPPFLAGS)

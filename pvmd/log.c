@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "log.h"
+#include "pvmd/log.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

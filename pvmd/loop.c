@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "loop.h"
+#include "pvmd/loop.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
+#include "pvmd/loop.h"
 #include "test/unit/rnd.h"
 #include "test/unit/tap.h"
 

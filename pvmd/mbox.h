@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 /* Control requests TM_MBOX_* (docs/protocol.md). */
 int ctl_mbox_put(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

@@ -24,13 +24,13 @@
 
 #include <stdlib.h>
 
-#include "conn.h"
-#include "host.h"
-#include "log.h"
-#include "notify.h"
+#include "pvmd/conn.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/notify.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 struct notify {

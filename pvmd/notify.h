@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 struct notify;
 /* Registers (or, with PvmNotifyCancel, cancels) notifies for `owner`.

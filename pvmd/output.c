@@ -22,12 +22,12 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "host.h"
-#include "log.h"
-#include "output.h"
-#include "pvmd.h"
-#include "task.h"
+#include "pvmd/conn.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/output.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/task.h"
 
 #define CHUNK 4096
 #define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */

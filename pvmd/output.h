@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 struct outpipe;
 /* Watches the read end of a child's stdout/stderr pipe. */

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "common/idhash.h"
-#include "loop.h"
+#include "pvmd/loop.h"
 
 struct conn;
 struct task;

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "log.h"
-#include "pvmd.h"
-#include "signals.h"
-#include "task.h"
+#include "pvmd/conn.h"
+#include "pvmd/log.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/signals.h"
+#include "pvmd/task.h"
 
 #define HALT_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
 #define HALT_KILL_MS 5000  /* then at most this for them to be gone */

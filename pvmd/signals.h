@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 /* Blocks SIGCHLD/SIGTERM/SIGINT and watches them through a signalfd;
  * ignores SIGPIPE and SIGHUP.  Returns 0 or -1 (errno set). */

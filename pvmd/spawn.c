@@ -21,12 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "output.h"
+#include "pvmd/log.h"
+#include "pvmd/output.h"
 #include "pvm3.h"
-#include "pvmd.h"
-#include "spawn.h"
-#include "task.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 extern char **environ;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 struct spawn_req {
 	char *file;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pvmd.h"
+#include "pvmd/pvmd.h"
 
 struct sibs {                   /* tids started by one spawn call */
 	int refs;

@@ -62,6 +62,7 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 		"$abs_top_builddir"/common/*_test \
 		"$abs_top_builddir"/proto/*_test \
 		"$abs_top_builddir"/pvmd/*_test \
+		"$abs_top_builddir"/pvmd/host/*_test \
 		"$abs_top_builddir"/libpvm/tran/*_test \
 		"$abs_top_builddir"/libpvm/tran/*/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue

@@ -16,9 +16,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "password.h"
-#include "pvmd.h"
+#include "pvmd/log.h"
+#include "pvmd/host/password.h"
+#include "pvmd/pvmd.h"
 #include "vmdir.h"
 
 /* ---- the prompt: one at a time ---- */

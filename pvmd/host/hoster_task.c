@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "ctl.h"
-#include "host.h"
-#include "hostfile.h"
-#include "log.h"
+#include "pvmd/conn.h"
+#include "pvmd/ctl.h"
+#include "pvmd/host/host.h"
+#include "pvmd/host/hostfile.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
 #include "pvmproto.h"
-#include "task.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "auth.h"
-#include "hostfile.h"
-#include "pvmd.h"
+#include "pvmd/host/hostfile.h"
+#include "pvmd/pvmd.h"
 
 #define HOST_MAX 4095           /* host numbers 1..HOST_MAX (12 bits) */
 #define HOST_PING_MS 500

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../hoster/hostfile.h"
-#include "tap.h"
+#include "pvmd/host/hostfile.h"
+#include "test/unit/tap.h"
 
 static char err[512];
 

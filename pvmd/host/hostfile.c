@@ -1,7 +1,7 @@
 /*
  * hostfile.c - parsing the hostfile of man 1 pvmd3 (see hostfile.h).
  */
-#include "hostfile.h"
+#include "pvmd/host/hostfile.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -26,14 +26,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "ctl.h"
-#include "host.h"
-#include "hostfile.h"
-#include "log.h"
-#include "password.h"
+#include "pvmd/conn.h"
+#include "pvmd/ctl.h"
+#include "pvmd/host/host.h"
+#include "pvmd/host/hostfile.h"
+#include "pvmd/log.h"
+#include "pvmd/host/password.h"
 #include "pvm3.h"
-#include "spawn.h"
+#include "pvmd/spawn.h"
 #include "wire.h"
 
 #define ADDHOST_MAX 1024

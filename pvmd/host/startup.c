@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "hostfile.h"
+#include "pvmd/host/host.h"
+#include "pvmd/host/hostfile.h"
 #include "wire.h"
 
 #define START_TIMEOUT_MS 30000

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "conn.h"
-#include "host.h"
-#include "log.h"
-#include "notify.h"
+#include "pvmd/conn.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/notify.h"
 #include "pvm3.h"
-#include "spawn.h"
-#include "task.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
 #include "wire.h"
 
 #define PEND_WID_BIT 0x80000000u

@@ -16,11 +16,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "host.h"
-#include "log.h"
+#include "pvmd/conn.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
 #include "pvm3.h"
-#include "signals.h"
+#include "pvmd/signals.h"
 #include "wire.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that

@@ -16,17 +16,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "context.h"
-#include "ctl.h"
-#include "group.h"
-#include "host.h"
-#include "log.h"
-#include "mbox.h"
-#include "notify.h"
+#include "pvmd/conn.h"
+#include "pvmd/context.h"
+#include "pvmd/ctl.h"
+#include "pvmd/group.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/mbox.h"
+#include "pvmd/notify.h"
 #include "pvm3.h"
-#include "signals.h"
-#include "task.h"
+#include "pvmd/signals.h"
+#include "pvmd/task.h"
 #include "vmdir.h"
 #include "wire.h"
 

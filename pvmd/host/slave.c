@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "pvmd/host/host.h"
 #include "wire.h"
 
 
