@@ -87,9 +87,6 @@ test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
 
 # C unit tests of test/unit: need no pvmd, print TAP; test/run.sh runs
 # every test/unit/*_test program built here.
-check_PROGRAMS += test/unit/auth_test
-test_unit_auth_test_SOURCES = test/unit/auth_test.c test/unit/tap.h
-test_unit_auth_test_LDADD = proto/libwire.la
 check_PROGRAMS += test/unit/hostfile_test
 test_unit_hostfile_test_SOURCES = test/unit/hostfile_test.c test/unit/tap.h \
 	hoster/hostfile.c hoster/hostfile.h
