@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 
 int auth_random(void *buf, size_t n)
 {
@@ -37,23 +38,22 @@ void auth_mac(const uint8_t secret[AUTH_SECRET_LEN], const char *label,
 	      const uint8_t nc[AUTH_NONCE_LEN], const uint8_t na[AUTH_NONCE_LEN],
 	      uint8_t out[AUTH_MAC_LEN])
 {
-	struct hmac_sha256 h;
+	struct hmac_sha256_ctx h;
 
-	hmac_sha256_init(&h, secret, AUTH_SECRET_LEN);
-	hmac_sha256_update(&h, label, strlen(label));
-	hmac_sha256_update(&h, nc, AUTH_NONCE_LEN);
-	hmac_sha256_update(&h, na, AUTH_NONCE_LEN);
-	hmac_sha256_final(&h, out);
+	hmac_sha256_set_key(&h, AUTH_SECRET_LEN, secret);
+	hmac_sha256_update(&h, strlen(label), (const uint8_t *)label);
+	hmac_sha256_update(&h, AUTH_NONCE_LEN, nc);
+	hmac_sha256_update(&h, AUTH_NONCE_LEN, na);
+	hmac_sha256_digest(&h, AUTH_MAC_LEN, out);
+	/* the context holds the key's inner and outer pads */
+	explicit_bzero(&h, sizeof h);
 }
 
 int auth_mac_equal(const uint8_t a[AUTH_MAC_LEN], const uint8_t b[AUTH_MAC_LEN])
 {
-	/* Accumulate every difference: no early exit that would tell a
-	 * forger how many leading bytes were right. */
-	volatile uint8_t d = 0;
-	for (size_t i = 0; i < AUTH_MAC_LEN; i++)
-		d |= a[i] ^ b[i];
-	return d == 0;
+	/* no early exit that would tell a forger how many leading bytes
+	 * were right */
+	return memeql_sec(a, b, AUTH_MAC_LEN);
 }
 
 void auth_hex(const uint8_t *p, size_t n, char *out)

@@ -10,7 +10,9 @@
  *     auth_mac(secret, label, nonce_c, nonce_a)
  * = HMAC-SHA256(secret, label || nonce_c || nonce_a), label one of
  * "pvmd-acceptor", "pvmd-connector", "task-acceptor", "task-connector", and
- * compares the peer's MAC with auth_mac_equal (constant time).
+ * compares the peer's MAC with auth_mac_equal (constant time).  The
+ * hashing is nettle's, behind this header: only auth.c includes nettle's.
+ * The exchange itself, for pvmds and tasks alike, is proto/handshake.h.
  */
 #ifndef PVM_AUTH_H
 #define PVM_AUTH_H

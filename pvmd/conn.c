@@ -262,6 +262,7 @@ static void conn_free(struct conn *c)
 	free(c->rbuf);
 	if (c->fd >= 0)
 		close(c->fd);
+	hs_wipe(&c->hs); /* a link's key, or the secret a ticket brought */
 	free(c);
 }
 

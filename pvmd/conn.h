@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "handshake.h"
 #include "pvmd/loop.h"
 #include "pvmd/pvmd.h"
 #include "wire.h"
@@ -39,14 +40,11 @@ struct conn {
 	enum conn_kind kind;
 
 	/* a link: the host at the other end once authenticated, and the
-	 * handshake's state (host.c) */
+	 * handshake's state (link.c) */
 	struct host *host;
 	int outgoing;               /* we opened it */
-	int auth_step;
-	int by_ticket;              /* handshake keyed with a start ticket
-				     * (docs/hosts.md, "Registered hoster") */
 	int peer_no;                /* host number the peer claims */
-	uint8_t nonce_c[32], nonce_a[32];
+	struct hs hs;               /* proto/handshake.h */
 	uint64_t last_rx, last_tx;  /* ev_now_ms of the last frame each way */
 
 	/* input: rbuf[rpos..rlen) is unparsed; `cur` a large frame being

@@ -85,12 +85,6 @@ test_progs_mtile_driver_SOURCES = test/progs/mtile_driver.c test/progs/tcommon.h
 test_progs_mtile_driver_LDADD = libpvm/libpvm3.la
 test_progs_mtile_driver_LDFLAGS = $(test_progs_ldflags)
 
-# C unit tests of test/unit: need no pvmd, print TAP; test/run.sh runs
-# every test/unit/*_test program built here.
-check_PROGRAMS += test/unit/auth_test
-test_unit_auth_test_SOURCES = test/unit/auth_test.c test/unit/tap.h
-test_unit_auth_test_LDADD = proto/libwire.la
-
 # What make dist takes of test/ besides the programs' sources: the suites
 # and their helpers.  Not the directory (that would take the objects and
 # binaries an in-tree build leaves there), and not a list of names (a new

@@ -58,7 +58,6 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
 		"$abs_top_builddir"/libpvm/pack/xdr_test \
 		"$abs_top_builddir"/libpvm/pack/upk_test \
-		"$abs_top_builddir"/test/unit/*_test \
 		"$abs_top_builddir"/common/*_test \
 		"$abs_top_builddir"/proto/*_test \
 		"$abs_top_builddir"/pvmd/*_test \

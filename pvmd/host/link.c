@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "handshake.h"
 #include "pvmd/conn.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
@@ -30,6 +31,9 @@
 
 static struct ev_io tcp_io;
 static int tcp_paused; /* out of descriptors: accepting again next tick */
+
+static void handshake_init(struct pvmd *d, struct conn *c);
+static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m);
 
 /* ---- the listener and opening links ---- */
 
@@ -73,9 +77,11 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 			conn_close(d, oldest, "too many connections not authenticated");
 		}
 		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
-		if (c)
+		if (c) {
+			handshake_init(d, c);
 			plog(PL_DEBUG, "link connection from %s:%d",
 			     inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
+		}
 	}
 }
 
@@ -96,25 +102,6 @@ static int parse_addr(const char *addr, struct sockaddr_in *sa)
 	sa->sin_family = AF_INET;
 	sa->sin_port = htons((uint16_t)port);
 	return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? 0 : -1;
-}
-
-static void send_hello(struct pvmd *d, struct conn *c)
-{
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, WIRE_VERSION);
-	wire_wr_i32(&w, host_no_of_tid(d->hosttid));
-	wire_wr_bytes(&w, c->nonce_c, AUTH_NONCE_LEN);
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL, .dst = wire_host_tid(c->peer_no),
-			      .src = d->hosttid, .tag = WIRE_DM_HELLO};
-	struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
-	wire_wr_free(&w);
-	if (!f) {
-		conn_close(d, c, "out of memory");
-		return;
-	}
-	conn_send(d, c, f);
-	fbuf_put(f);
 }
 
 int host_connect(struct pvmd *d, struct host *h)
@@ -144,32 +131,77 @@ int host_connect(struct pvmd *d, struct host *h)
 	c->outgoing = 1;
 	c->peer_no = h->no;
 	h->connecting = c;
-	if (auth_random(c->nonce_c, AUTH_NONCE_LEN) < 0) {
-		conn_close(d, c, "no random bytes");
+	handshake_init(d, c);
+	struct hs_msg m;
+	if (hs_start(&c->hs, &m) != HS_SEND) {
+		conn_close(d, c, c->hs.why);
 		return -1;
 	}
 	/* written once the connection is made (EPOLLOUT) */
-	send_hello(d, c);
+	if (send_hs(d, c, &m) < 0)
+		conn_close(d, c, "out of memory");
 	plog(PL_DEBUG, "host %s: connecting to %s", h->name, h->addr);
 	return 0;
 }
 
-/* ---- the handshake (docs/hosts.md, "Authentication") ---- */
+/* ---- the handshake (docs/hosts.md, "Authentication"; proto/handshake.h) ---- */
 
-static void reply_ctrl(struct pvmd *d, struct conn *c, int code,
-		       const struct wire_wr *w)
+/* The acceptor: the connector has named its host number (hs->peer).  A
+ * pvmd started through a hoster has no secret yet: it takes only the
+ * master, keyed with the ticket (docs/hosts.md, "Registered hoster"). */
+static int accept_key(struct hs *hs, const struct wire_hdr *h)
 {
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
-			      .dst = wire_host_tid(c->peer_no),
-			      .src = d->hosttid, .tag = code};
-	struct fbuf *f = fbuf_frame(&hh, w->buf, w->len);
-	if (!f || w->err) {
-		fbuf_put(f);
-		conn_close(d, c, "out of memory");
-		return;
+	(void)h;
+	if (hl.have_secret) {
+		hs_use_secret(hs, hl.secret);
+		return HS_GO;
 	}
+	if (!hl.have_ticket || hs->peer != 1) {
+		hs->why = "no secret yet: only the master, with the ticket";
+		return PvmSysErr;
+	}
+	hs_use_ticket(hs, hl.ticket, NULL);
+	return HS_GO;
+}
+
+/* The connector: a host that a registered hoster is starting is keyed
+ * with its ticket, and its DM_AUTH hands over the secret. */
+static int connect_key(struct hs *hs, const struct wire_hdr *h)
+{
+	struct host *th = host_get(hs->peer);
+	(void)h;
+	if (th && th->state == HOST_STARTING && th->have_ticket)
+		hs_use_ticket(hs, th->ticket, hl.secret);
+	else
+		hs_use_secret(hs, hl.secret);
+	return HS_GO;
+}
+
+static void handshake_init(struct pvmd *d, struct conn *c)
+{
+	struct hs_conf conf = {
+		.role = c->outgoing ? HS_CONNECTOR : HS_ACCEPTOR,
+		.who = "pvmd",
+		.self = host_no_of_tid(d->hosttid),
+		.peer = c->peer_no,
+		.peer_min = 1,
+		.peer_max = HOST_MAX,
+		.key = c->outgoing ? connect_key : accept_key,
+	};
+	hs_init(&c->hs, &conf);
+}
+
+/* Sends a handshake frame; -1 when out of memory. */
+static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m)
+{
+	struct wire_hdr hh = {.flags = m->flags, .dst = wire_host_tid(c->peer_no),
+			      .src = d->hosttid, .tag = m->tag};
+	struct fbuf *f = fbuf_frame(&hh, m->payload, m->len);
+	if (!f)
+		return -1;
 	conn_send(d, c, f);
 	fbuf_put(f);
+	return 0;
 }
 
 /* The link is authenticated. */
@@ -208,54 +240,36 @@ static void link_up(struct pvmd *d, struct conn *c)
 		hoster_link_up(d, h);
 }
 
-/* The acceptor accepts the connector's proof: it says so, and the link is up. */
-static void auth_ok(struct pvmd *d, struct conn *c)
+/* The acceptor has checked the connector's proof: may the link come up?
+ * The master takes only host numbers in its table.  On a link keyed with
+ * our start ticket, DM_AUTH brought the secret: it must be the one the
+ * master committed to on our command line (someone who only read the
+ * ticket there cannot hand us one of their own); then it is ours and the
+ * ticket is burnt (one use). */
+static int admit(struct conn *c, const char **why)
 {
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, 0);
-	reply_ctrl(d, c, WIRE_DM_AUTH, &w);
-	wire_wr_free(&w);
-	link_up(d, c);
-}
-
-/* The acceptor's DM_AUTH when it has no secret yet: bytes mac_c (p),
- * bytes the secret under the ticket's keystream.  The MAC first; then the
- * secret is ours and the ticket is burnt (one use). */
-static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
-		       struct wire_rd *r, const char **why)
-{
-	uint8_t mac[AUTH_MAC_LEN], ks[AUTH_SECRET_LEN];
-	size_t n;
-	const uint8_t *wrapped = wire_rd_bytes(r, &n);
-	if (r->err || r->left || n != AUTH_SECRET_LEN)
-		return -1;
+	if (!c->hs.ticket) {
+		if (hl.master && !host_get(c->peer_no)) {
+			*why = "host number not in the table";
+			return -1;
+		}
+		return 0;
+	}
+	/* another link may have used it since this one's DM_HELLO */
 	if (!hl.have_ticket || hl.have_secret || c->peer_no != 1) {
 		*why = "the ticket was used already";
 		return -1;
 	}
-	auth_mac(hl.ticket, "pvmd-ticket-connector", c->nonce_c, c->nonce_a, mac);
-	if (!auth_mac_equal(mac, p)) {
-		plog(PL_ERR, "refused a link claiming host 1: it does not know the ticket");
-		*why = "wrong ticket";
-		return -1;
-	}
-	uint8_t secret[AUTH_SECRET_LEN];
-	auth_mac(hl.ticket, "pvmd-secret-wrap", c->nonce_c, c->nonce_a, ks);
-	for (int i = 0; i < AUTH_SECRET_LEN; i++)
-		secret[i] = wrapped[i] ^ ks[i];
-	explicit_bzero(ks, sizeof ks);
-	/* the secret the master committed to on our command line: someone
-	 * who only read the ticket there cannot hand us one of their own */
-	auth_mac(secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
+	uint8_t mac[AUTH_MAC_LEN];
+	auth_mac(c->hs.secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
 	if (!auth_mac_equal(mac, hl.commit)) {
-		explicit_bzero(secret, sizeof secret);
+		hs_wipe(&c->hs);
 		plog(PL_ERR, "refused a link claiming host 1: its secret is not the one committed to");
 		*why = "wrong secret";
 		return -1;
 	}
-	memcpy(hl.secret, secret, AUTH_SECRET_LEN);
-	explicit_bzero(secret, sizeof secret);
+	memcpy(hl.secret, c->hs.secret, AUTH_SECRET_LEN);
+	hs_wipe(&c->hs);
 	explicit_bzero(hl.ticket, sizeof hl.ticket);
 	hl.have_ticket = 0;
 	hl.have_secret = 1;
@@ -263,153 +277,37 @@ static int ticket_auth(struct pvmd *d, struct conn *c, const uint8_t *p,
 	/* for our tasks' direct routes (docs/protocol.md) */
 	if (host_save_secret() < 0)
 		plog(PL_ERR, "cannot write the secret: %s", strerror(errno));
-	auth_ok(d, c);
 	return 0;
 }
 
 int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		   const uint8_t *payload, const char **why)
 {
-	struct wire_rd r;
-	wire_rd_init(&r, payload, h->len);
-	int is_reply = (h->flags & WIRE_F_REPLY) != 0;
-	*why = "bad handshake";
-	if (!(h->flags & WIRE_F_CTRL))
-		return -1;
-	uint8_t mac[AUTH_MAC_LEN];
-	size_t n;
-	const uint8_t *p;
-
-	if (!c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
-	    !is_reply) {
-		int version = wire_rd_i32(&r);
-		int no = wire_rd_i32(&r);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_NONCE_LEN || no < 1 ||
-		    no > HOST_MAX)
-			return -1;
-		c->peer_no = no;
-		struct wire_wr w;
-		wire_wr_init(&w);
-		/* started through a hoster, no secret yet: only the master,
-		 * with the ticket (docs/hosts.md, "Registered hoster") */
-		c->by_ticket = !hl.have_secret;
-		if (version != WIRE_VERSION ||
-		    (c->by_ticket && (!hl.have_ticket || no != 1))) {
-			wire_wr_i32(&w, version != WIRE_VERSION ? PvmBadVersion
-								: PvmSysErr);
-			reply_ctrl(d, c, WIRE_DM_HELLO, &w);
-			wire_wr_free(&w);
-			*why = version != WIRE_VERSION ? "protocol version mismatch"
-				: "no secret yet: only the master, with the ticket";
-			return -1;
-		}
-		memcpy(c->nonce_c, p, AUTH_NONCE_LEN);
-		if (auth_random(c->nonce_a, AUTH_NONCE_LEN) < 0) {
-			wire_wr_free(&w);
-			*why = "no random bytes";
-			return -1;
-		}
-		auth_mac(c->by_ticket ? hl.ticket : hl.secret,
-			 c->by_ticket ? "pvmd-ticket-acceptor" : "pvmd-acceptor",
-			 c->nonce_c, c->nonce_a, mac);
-		wire_wr_i32(&w, 0);
-		wire_wr_i32(&w, host_no_of_tid(d->hosttid));
-		wire_wr_bytes(&w, c->nonce_a, AUTH_NONCE_LEN);
-		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
-		reply_ctrl(d, c, WIRE_DM_HELLO, &w);
-		wire_wr_free(&w);
-		c->auth_step = 1;
-		return 0;
-	}
-	if (!c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
-	    !is_reply) {
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || n != AUTH_MAC_LEN)
-			return -1;
-		if (c->by_ticket)
-			return ticket_auth(d, c, p, &r, why);
-		if (r.left)
-			return -1;
-		auth_mac(hl.secret, "pvmd-connector", c->nonce_c, c->nonce_a, mac);
-		if (!auth_mac_equal(mac, p)) {
-			plog(PL_ERR, "refused a link claiming host %d: it does not know the secret",
-			     c->peer_no);
-			*why = "wrong secret";
-			return -1;
-		}
-		if (hl.master && !host_get(c->peer_no)) {
-			*why = "host number not in the table";
-			return -1;
-		}
-		auth_ok(d, c);
-		return 0;
-	}
-	if (c->outgoing && c->auth_step == 0 && h->tag == WIRE_DM_HELLO &&
-	    is_reply) {
-		int st = wire_rd_i32(&r);
-		if (r.err)
-			return -1;
-		if (st < 0) {
-			*why = st == PvmBadVersion ? "protocol version mismatch"
-						   : "refused";
-			return -1;
-		}
-		int no = wire_rd_i32(&r);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || n != AUTH_NONCE_LEN || no != c->peer_no)
-			return -1;
-		memcpy(c->nonce_a, p, AUTH_NONCE_LEN);
-		p = wire_rd_bytes(&r, &n);
-		if (r.err || r.left || n != AUTH_MAC_LEN)
-			return -1;
-		/* a host a registered hoster started: keyed with its ticket */
-		struct host *th = host_get(c->peer_no);
-		c->by_ticket = th && th->state == HOST_STARTING && th->have_ticket;
-		const uint8_t *key = c->by_ticket ? th->ticket : hl.secret;
-		auth_mac(key, c->by_ticket ? "pvmd-ticket-acceptor" : "pvmd-acceptor",
-			 c->nonce_c, c->nonce_a, mac);
-		if (!auth_mac_equal(mac, p)) {
+	struct hs_msg m;
+	enum hs_result r = hs_step(&c->hs, h, payload, &m);
+	c->peer_no = c->hs.peer; /* the acceptor learns it from DM_HELLO */
+	if (r == HS_FAILED) {
+		const char *key = c->hs.ticket ? "ticket" : "secret";
+		if (c->hs.fail == HS_E_MAC && c->outgoing)
 			plog(PL_ERR, "the pvmd at host %d does not know the %s: link refused",
-			     c->peer_no, c->by_ticket ? "ticket" : "secret");
-			*why = "wrong secret";
-			return -1;
-		}
-		auth_mac(key, c->by_ticket ? "pvmd-ticket-connector" : "pvmd-connector",
-			 c->nonce_c, c->nonce_a, mac);
-		struct wire_wr w;
-		wire_wr_init(&w);
-		wire_wr_bytes(&w, mac, AUTH_MAC_LEN);
-		if (c->by_ticket) {
-			/* the secret, under a keystream only the ticket gives */
-			uint8_t wrap[AUTH_SECRET_LEN];
-			auth_mac(key, "pvmd-secret-wrap", c->nonce_c, c->nonce_a, wrap);
-			for (int i = 0; i < AUTH_SECRET_LEN; i++)
-				wrap[i] ^= hl.secret[i];
-			wire_wr_bytes(&w, wrap, AUTH_SECRET_LEN);
-			explicit_bzero(wrap, sizeof wrap);
-		}
-		struct wire_hdr hh = {.flags = WIRE_F_CTRL,
-				      .dst = wire_host_tid(c->peer_no),
-				      .src = d->hosttid, .tag = WIRE_DM_AUTH};
-		struct fbuf *f = w.err ? NULL : fbuf_frame(&hh, w.buf, w.len);
-		wire_wr_free(&w);
-		if (!f)
-			return -1;
-		conn_send(d, c, f);
-		fbuf_put(f);
-		c->auth_step = 1;
-		return 0;
+			     c->peer_no, key);
+		else if (c->hs.fail == HS_E_MAC)
+			plog(PL_ERR, "refused a link claiming host %d: it does not know the %s",
+			     c->peer_no, key);
+		if (m.tag) /* the refusal, before the connection closes */
+			send_hs(d, c, &m);
+		*why = c->hs.why;
+		return -1;
 	}
-	if (c->outgoing && c->auth_step == 1 && h->tag == WIRE_DM_AUTH &&
-	    is_reply) {
-		int st = wire_rd_i32(&r);
-		if (r.err || r.left || st != 0)
-			return -1;
+	if (r == HS_DONE && !c->outgoing && admit(c, why) < 0)
+		return -1;
+	if (m.tag && send_hs(d, c, &m) < 0) {
+		*why = "out of memory";
+		return -1;
+	}
+	if (r == HS_DONE)
 		link_up(d, c);
-		return 0;
-	}
-	return -1;
+	return 0;
 }
 
 /* ---- heartbeats ---- */

@@ -8,9 +8,10 @@
  * asks its pvmd for the peer's "ip:port" (TM_ROUTEADDR), connects, and
  * both prove they know the virtual machine's secret (the file `secret` in
  * the VM directory) with the pvmds' DM_HELLO / DM_AUTH exchange, labels
- * "task-acceptor" and "task-connector".  Then the socket is handed to
- * direct.c and carries the hello and the messages exactly as a Unix
- * direct connection does.
+ * "task-acceptor" and "task-connector" (proto/handshake.h, which this
+ * file feeds with frames).  Then the socket is handed to direct.c and
+ * carries the hello and the messages exactly as a Unix direct connection
+ * does.
  *
  * Nothing here blocks for long: the acceptor runs the handshake as a
  * small state machine in lp_progress(); the connector waits at most
@@ -39,10 +40,10 @@
 
 #include "auth.h"
 #include "common/clock.h"
+#include "handshake.h"
 #include "lpvm.h"
 #include "vmdir.h"
 
-#define HS_MAX_PAYLOAD 128   /* largest handshake frame accepted */
 #define HS_TIMEOUT_MS 10000  /* a handshake not done by then is dropped */
 #define HS_MAX_PENDING 16    /* accepted connections still in handshake */
 #define START_WAIT_MS 100    /* the connector's wait when it starts one */
@@ -82,17 +83,17 @@ int lp_tcp_tid_ok(int tid)
 
 /* ---- handshake frames ---- */
 
-struct hs {
+struct rx {
 	int fd;
 	size_t got;
 	struct wire_hdr h;
-	uint8_t buf[WIRE_HDR_SIZE + HS_MAX_PAYLOAD];
+	uint8_t buf[WIRE_HDR_SIZE + HS_PAYLOAD_MAX];
 };
 
 /* Reads one control frame, never past its end.  Returns 1 when it is
  * complete in s->buf (payload at WIRE_HDR_SIZE, s->h.len bytes), 0 when
  * more must come, -1 on EOF, error or a frame that is no handshake. */
-static int hs_read(struct hs *s)
+static int rx_read(struct rx *s)
 {
 	for (;;) {
 		size_t need = WIRE_HDR_SIZE + (s->got >= WIRE_HDR_SIZE ? s->h.len : 0);
@@ -109,28 +110,24 @@ static int hs_read(struct hs *s)
 		size_t before = s->got;
 		s->got += (size_t)n;
 		if (before < WIRE_HDR_SIZE && s->got == WIRE_HDR_SIZE &&
-		    (wire_hdr_decode(s->buf, &s->h, HS_MAX_PAYLOAD) < 0 ||
+		    (wire_hdr_decode(s->buf, &s->h, HS_PAYLOAD_MAX) < 0 ||
 		     !(s->h.flags & WIRE_F_CTRL)))
 			return -1;
 	}
 }
 
-/* Writes one control frame whole (a fresh socket has room for it). */
-static int hs_write(int fd, int tag, int reply, int dst,
-		    const struct wire_wr *w)
+/* Writes one handshake frame whole (a fresh socket has room for it). */
+static int send_hs(int fd, int dst, const struct hs_msg *m)
 {
-	uint8_t frame[WIRE_HDR_SIZE + HS_MAX_PAYLOAD];
-	if (w->err || w->len > HS_MAX_PAYLOAD)
-		return -1;
+	uint8_t frame[WIRE_HDR_SIZE + HS_PAYLOAD_MAX];
 	struct wire_hdr h = {
-		.len = (uint32_t)w->len,
-		.flags = WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL |
-			 (reply ? WIRE_F_REPLY : 0),
-		.dst = dst, .src = lp.mytid, .tag = tag, .total = w->len,
+		.len = m->len,
+		.flags = WIRE_F_FIRST | WIRE_F_LAST | m->flags,
+		.dst = dst, .src = lp.mytid, .tag = m->tag, .total = m->len,
 	};
 	wire_hdr_encode(&h, frame);
-	memcpy(frame + WIRE_HDR_SIZE, w->buf, w->len);
-	size_t len = WIRE_HDR_SIZE + w->len;
+	memcpy(frame + WIRE_HDR_SIZE, m->payload, m->len);
+	size_t len = WIRE_HDR_SIZE + m->len;
 	ssize_t n;
 	do
 		n = send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -138,15 +135,26 @@ static int hs_write(int fd, int tag, int reply, int dst,
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* Reads the 32 bytes of a nonce or mac. */
-static int rd_32(struct wire_rd *r, uint8_t out[32])
+/* The acceptor: a DM_HELLO of our version has named the peer's tid. */
+static int in_key(struct hs *hs, const struct wire_hdr *h)
 {
-	size_t n;
-	const uint8_t *p = wire_rd_bytes(r, &n);
-	if (!p || n != 32)
-		return -1;
-	memcpy(out, p, 32);
-	return 0;
+	(void)h;
+	if (!lp_tcp_tid_ok(hs->peer)) {
+		hs->why = "bad tid";
+		return HS_DROP;
+	}
+	return HS_GO;
+}
+
+/* A handshake between tasks, keyed with the VM secret; the tids in the
+ * headers must be the ones the payloads name. */
+static void handshake_init(struct hs *hs, enum hs_role role, int peer)
+{
+	struct hs_conf conf = {.role = role, .who = "task", .self = lp.mytid,
+			       .peer = peer, .tids = 1,
+			       .key = role == HS_ACCEPTOR ? in_key : NULL};
+	hs_init(hs, &conf);
+	hs_use_secret(hs, secret);
 }
 
 static void tune(int fd)
@@ -157,15 +165,11 @@ static void tune(int fd)
 
 /* ---- accepting side ---- */
 
-enum { IN_HELLO, IN_AUTH };
-
 struct tcp_in {
 	struct tcp_in *next;
-	struct hs s;
-	int state;
-	int peer; /* the tid its DM_HELLO named */
+	struct rx s;
+	struct hs hs; /* hs.peer: the tid its DM_HELLO named */
 	int64_t deadline;
-	uint8_t nc[AUTH_NONCE_LEN], na[AUTH_NONCE_LEN];
 	struct lp_pollable pl;
 };
 static struct tcp_in *ins;
@@ -182,71 +186,26 @@ static void in_drop(struct tcp_in *t, const char *why)
 	lp_poll_del(&t->pl);
 	if (why) {
 		close(t->s.fd);
-		debug("TCP direct connection (t%x) refused: %s", t->peer, why);
+		debug("TCP direct connection (t%x) refused: %s", t->hs.peer, why);
 	}
+	hs_wipe(&t->hs);
 	free(t);
 }
 
 static const char *in_frame(struct tcp_in *t)
 {
-	struct wire_rd r;
-	struct wire_wr w;
-	const struct wire_hdr *h = &t->s.h;
-	wire_rd_init(&r, t->s.buf + WIRE_HDR_SIZE, h->len);
-	if (t->state == IN_HELLO) {
-		if (h->tag != WIRE_DM_HELLO || (h->flags & WIRE_F_REPLY))
-			return "not a DM_HELLO";
-		int ver = wire_rd_i32(&r);
-		t->peer = wire_rd_i32(&r);
-		if (rd_32(&r, t->nc) < 0 || r.left != 0)
-			return "malformed DM_HELLO";
-		wire_wr_init(&w);
-		if (ver != WIRE_VERSION) {
-			wire_wr_i32(&w, PvmBadVersion);
-			hs_write(t->s.fd, WIRE_DM_HELLO, 1, t->peer, &w);
-			wire_wr_free(&w);
-			return "protocol version";
-		}
-		if (!lp_tcp_tid_ok(t->peer) || h->src != t->peer ||
-		    h->dst != lp.mytid) {
-			wire_wr_free(&w);
-			return "bad tid";
-		}
-		uint8_t mac[AUTH_MAC_LEN];
-		if (auth_random(t->na, sizeof t->na) < 0) {
-			wire_wr_free(&w);
-			return "no random bytes";
-		}
-		auth_mac(secret, "task-acceptor", t->nc, t->na, mac);
-		wire_wr_i32(&w, 0);
-		wire_wr_i32(&w, lp.mytid);
-		wire_wr_bytes(&w, t->na, sizeof t->na);
-		wire_wr_bytes(&w, mac, sizeof mac);
-		int e = hs_write(t->s.fd, WIRE_DM_HELLO, 1, t->peer, &w);
-		wire_wr_free(&w);
-		if (e < 0)
-			return "write failed";
-		t->state = IN_AUTH;
-		t->s.got = 0;
-		return NULL;
-	}
-	uint8_t got[AUTH_MAC_LEN], want[AUTH_MAC_LEN];
-	if (h->tag != WIRE_DM_AUTH || (h->flags & WIRE_F_REPLY) ||
-	    h->src != t->peer)
-		return "not a DM_AUTH";
-	if (rd_32(&r, got) < 0 || r.left != 0)
-		return "malformed DM_AUTH";
-	auth_mac(secret, "task-connector", t->nc, t->na, want);
-	if (!auth_mac_equal(got, want))
-		return "wrong secret";
-	wire_wr_init(&w);
-	wire_wr_i32(&w, 0);
-	int e = hs_write(t->s.fd, WIRE_DM_AUTH, 1, t->peer, &w);
-	wire_wr_free(&w);
-	if (e < 0)
+	struct hs_msg m;
+	enum hs_result r = hs_step(&t->hs, &t->s.h, t->s.buf + WIRE_HDR_SIZE, &m);
+	/* a refusal (PvmBadVersion) is sent too, before the close */
+	if (m.tag && send_hs(t->s.fd, t->hs.peer, &m) < 0 && r != HS_FAILED)
 		return "write failed";
+	if (r == HS_FAILED)
+		return t->hs.why;
+	t->s.got = 0;
+	if (r == HS_SEND)
+		return NULL;
 	/* authenticated: the hello and messages follow (direct.c) */
-	int fd = t->s.fd, peer = t->peer;
+	int fd = t->s.fd, peer = t->hs.peer;
 	in_drop(t, NULL);
 	debug("TCP direct connection from t%x accepted", peer);
 	lp_direct_adopt(fd, peer);
@@ -263,7 +222,7 @@ static void in_ready(struct lp_pollable *p, short revents)
 {
 	struct tcp_in *t = p->arg;
 	(void)revents;
-	int r = hs_read(&t->s);
+	int r = rx_read(&t->s);
 	if (r < 0) {
 		in_drop(t, "closed or malformed frame");
 		return;
@@ -320,7 +279,7 @@ static void listen_ready(struct lp_pollable *p, short revents)
 		}
 		tune(fd);
 		t->s.fd = fd;
-		t->state = IN_HELLO;
+		handshake_init(&t->hs, HS_ACCEPTOR, 0);
 		t->deadline = mono_ms() + HS_TIMEOUT_MS;
 		t->pl.fd = fd;
 		t->pl.events = in_events;
@@ -406,15 +365,15 @@ void lp_tcp_start(void)
 
 /* ---- connecting side ---- */
 
-enum { OUT_CONNECTING, OUT_HELLO, OUT_AUTH, OUT_DONE, OUT_FAILED };
+enum { OUT_CONNECTING, OUT_HANDSHAKE, OUT_DONE, OUT_FAILED };
 
 struct tcp_out {
 	struct tcp_out *next;
 	int tid;
 	int state;
 	int64_t deadline;
-	struct hs s;
-	uint8_t nc[AUTH_NONCE_LEN], na[AUTH_NONCE_LEN];
+	struct rx s;
+	struct hs hs;
 	struct lp_pollable pl;
 };
 static struct tcp_out *outs;
@@ -429,6 +388,7 @@ static void out_free(struct tcp_out *o, int closefd)
 	lp_poll_del(&o->pl);
 	if (closefd && o->s.fd >= 0)
 		close(o->s.fd);
+	hs_wipe(&o->hs);
 	free(o);
 }
 
@@ -436,8 +396,7 @@ static void out_free(struct tcp_out *o, int closefd)
  * waiting.  Sets o->state. */
 static void out_step(struct tcp_out *o)
 {
-	struct wire_wr w;
-	struct wire_rd r;
+	struct hs_msg m;
 	int e;
 
 	if (o->state == OUT_CONNECTING) {
@@ -446,59 +405,29 @@ static void out_step(struct tcp_out *o)
 			return;
 		socklen_t len = sizeof e;
 		if (getsockopt(o->s.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 ||
-		    e != 0 || auth_random(o->nc, sizeof o->nc) < 0) {
+		    e != 0 || hs_start(&o->hs, &m) != HS_SEND ||
+		    send_hs(o->s.fd, o->tid, &m) < 0) {
 			o->state = OUT_FAILED;
 			return;
 		}
-		wire_wr_init(&w);
-		wire_wr_i32(&w, WIRE_VERSION);
-		wire_wr_i32(&w, lp.mytid);
-		wire_wr_bytes(&w, o->nc, sizeof o->nc);
-		e = hs_write(o->s.fd, WIRE_DM_HELLO, 0, o->tid, &w);
-		wire_wr_free(&w);
-		o->state = e < 0 ? OUT_FAILED : OUT_HELLO;
+		o->state = OUT_HANDSHAKE;
 		return;
 	}
-	if (o->state != OUT_HELLO && o->state != OUT_AUTH)
+	if (o->state != OUT_HANDSHAKE)
 		return;
-	e = hs_read(&o->s);
+	e = rx_read(&o->s);
 	if (e <= 0) {
 		if (e < 0)
 			o->state = OUT_FAILED;
 		return;
 	}
-	const struct wire_hdr *h = &o->s.h;
-	wire_rd_init(&r, o->s.buf + WIRE_HDR_SIZE, h->len);
-	int tag = o->state == OUT_HELLO ? WIRE_DM_HELLO : WIRE_DM_AUTH;
-	int status = wire_rd_i32(&r);
-	if (h->tag != tag || !(h->flags & WIRE_F_REPLY) || r.err ||
-	    status != 0 || h->src != o->tid || h->dst != lp.mytid) {
+	enum hs_result r = hs_step(&o->hs, &o->s.h, o->s.buf + WIRE_HDR_SIZE, &m);
+	if (r == HS_FAILED || (m.tag && send_hs(o->s.fd, o->tid, &m) < 0)) {
 		o->state = OUT_FAILED;
 		return;
 	}
-	if (o->state == OUT_AUTH) {
-		o->state = r.left == 0 ? OUT_DONE : OUT_FAILED;
-		return;
-	}
-	uint8_t got[AUTH_MAC_LEN], want[AUTH_MAC_LEN];
-	int tid = wire_rd_i32(&r);
-	if (rd_32(&r, o->na) < 0 || rd_32(&r, got) < 0 || r.left != 0 ||
-	    tid != o->tid) {
-		o->state = OUT_FAILED;
-		return;
-	}
-	auth_mac(secret, "task-acceptor", o->nc, o->na, want);
-	if (!auth_mac_equal(got, want)) {
-		o->state = OUT_FAILED;
-		return;
-	}
-	auth_mac(secret, "task-connector", o->nc, o->na, want);
-	wire_wr_init(&w);
-	wire_wr_bytes(&w, want, sizeof want);
-	e = hs_write(o->s.fd, WIRE_DM_AUTH, 0, o->tid, &w);
-	wire_wr_free(&w);
-	o->state = e < 0 ? OUT_FAILED : OUT_AUTH;
 	o->s.got = 0;
+	o->state = r == HS_DONE ? OUT_DONE : OUT_HANDSHAKE;
 }
 
 static short out_events(struct lp_pollable *p)
@@ -587,6 +516,7 @@ static struct tcp_out *out_start(int tid)
 	tune(fd);
 	o->tid = tid;
 	o->state = OUT_CONNECTING;
+	handshake_init(&o->hs, HS_CONNECTOR, tid);
 	o->deadline = mono_ms() + HS_TIMEOUT_MS;
 	o->s.fd = fd;
 	o->pl.fd = fd;
