@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "lpvm_priv.h"
+#include "proto/wire.h"
 #include "pvm3.h"
-#include "wire.h"
 
 #define PER_LINE 6 /* members printed on one line */
 

@@ -22,8 +22,8 @@
 
 #include "error.h"
 #include "pack/buf.h"
+#include "proto/wire.h"
 #include "pvm3.h"
-#include "wire.h"
 
 /* ---- task state (libpvm/tran owns enrollment; api/ reads it) ---- */
 

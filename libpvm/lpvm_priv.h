@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "proto/wire.h"
 
 /*
  * One control request to our pvmd, as libpvm3's own calls make them

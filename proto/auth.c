@@ -1,7 +1,7 @@
 /*
  * auth.c - the virtual machine's secret and its challenge-response (auth.h).
  */
-#include "auth.h"
+#include "proto/auth.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
-#include "auth.h"
+#include "proto/auth.h"
 #include "test/unit/tap.h"
 
 #define SHA256_LEN SHA256_DIGEST_SIZE

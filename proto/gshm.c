@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "gshm.h"
+#include "proto/gshm.h"
 
 int gshm_end(struct gshm_slot *s, uint64_t expect, int status)
 {

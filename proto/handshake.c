@@ -1,7 +1,7 @@
 /*
  * handshake.c - the DM_HELLO / DM_AUTH challenge-response (handshake.h).
  */
-#include "handshake.h"
+#include "proto/handshake.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "wire.h"
+#include "proto/auth.h"
+#include "proto/wire.h"
 
 /* Largest handshake payload: a larger frame is no handshake (the longest
  * there is, the acceptor's DM_HELLO reply, has 80 bytes). */

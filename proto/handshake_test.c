@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "auth.h"
-#include "handshake.h"
+#include "proto/auth.h"
+#include "proto/handshake.h"
 #include "pvm3.h"
 #include "test/unit/tap.h"
 

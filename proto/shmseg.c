@@ -3,7 +3,7 @@
  * their life (see shmseg.h).
  */
 #define _GNU_SOURCE
-#include "shmseg.h"
+#include "proto/shmseg.h"
 
 #include <dirent.h>
 #include <fcntl.h>

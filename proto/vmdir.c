@@ -1,7 +1,7 @@
 /*
  * vmdir.c - the virtual machine's private directory (see vmdir.h).
  */
-#include "vmdir.h"
+#include "proto/vmdir.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * wire.c - frame header and control payload codec (see wire.h).
  */
-#include "wire.h"
+#include "proto/wire.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,13 +22,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "proto/wire.h"
 #include "pvmd/ctl.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 #define RBUF_SIZE (64u << 10)
 #define READ_BUDGET (1u << 20)  /* bytes per wakeup, for fairness */

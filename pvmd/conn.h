@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "handshake.h"
+#include "proto/handshake.h"
+#include "proto/wire.h"
 #include "pvmd/loop.h"
 #include "pvmd/pvmd.h"
-#include "wire.h"
 
 
 enum conn_kind {

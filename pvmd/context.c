@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pvmd/context.h"
+#include "proto/wire.h"
 #include "pvm3.h"
+#include "pvmd/context.h"
 #include "pvmd/pvmd.h"
-#include "wire.h"
 
 int context_new(struct pvmd *d, int owner)
 {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/context.h"
 #include "pvmd/ctl.h"
@@ -22,12 +24,10 @@
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
 #include "pvmd/output.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/signals.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 typedef int (*ctl_fn)(struct pvmd *d, struct conn *c,
 		      const struct wire_hdr *h, struct wire_rd *r);

@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/log.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		  struct wire_rd *r)

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 #define SPAWN_MAX_COUNT 4096
 

@@ -29,15 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 struct gmember {
 	int inst;

@@ -15,10 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pvmd/group.h"
-#include "gshm.h"
-#include "pvmd/log.h"
+#include "proto/gshm.h"
 #include "pvm3.h"
+#include "pvmd/group.h"
+#include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 
 

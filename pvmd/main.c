@@ -25,21 +25,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proto/shmseg.h"
+#include "proto/vmdir.h"
+#include "proto/wire.h"
 #include "pvmd/conn.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
+#include "pvmd/host/password.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
 #include "pvmd/output.h"
-#include "pvmd/host/password.h"
 #include "pvmd/pvmd.h"
-#include "shmseg.h"
 #include "pvmd/signals.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "vmdir.h"
-#include "wire.h"
 
 #define TICK_MS 1000
 #define HANDSHAKE_MS 30000 /* a peer must enroll within this */

@@ -27,15 +27,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 struct mb_entry {
 	struct mb_entry *next; /* sorted by index */

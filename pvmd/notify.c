@@ -24,14 +24,14 @@
 
 #include <stdlib.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/notify.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 struct notify {
 	struct notify *next;

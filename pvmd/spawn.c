@@ -21,13 +21,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/log.h"
 #include "pvmd/output.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 extern char **environ;
 

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/shmseg.h"
+#include "proto/vmdir.h"
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/context.h"
 #include "pvmd/group.h"
@@ -17,12 +21,8 @@
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
-#include "pvm3.h"
 #include "pvmd/pvmd.h"
-#include "shmseg.h"
 #include "pvmd/task.h"
-#include "vmdir.h"
-#include "wire.h"
 
 struct task *task_new(struct pvmd *d)
 {

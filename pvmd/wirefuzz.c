@@ -18,9 +18,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "proto/vmdir.h"
+#include "proto/wire.h"
 #include "pvm3.h"
-#include "vmdir.h"
-#include "wire.h"
 
 /* The big-endian i32 at p (a reply's status word). */
 static int32_t be32(const uint8_t *p)

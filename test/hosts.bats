@@ -185,7 +185,9 @@ rsh() {
 	run on_host 2 hostname
 	[ "$output" = h2 ]
 	host_uncut 2
-	reach 1 h2
+	# back within 5 s (the neighbour entry of h2 may have failed during
+	# the cut: the first connect then waits for ARP; seen under load)
+	wait_until 5 reach 1 h2
 	run rsh 1 h2 hostname
 	[ "$output" = h2 ]
 }

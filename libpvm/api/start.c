@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vmdir.h"
+#include "proto/vmdir.h"
 
 #ifndef PVM_PVMD_PATH
 #define PVM_PVMD_PATH "pvmd"

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/wire.h"
 #include "pvm3.h"
-#include "wire.h"
 
 /* Error state of libpvm3 (PVM 3.4.6 exports it). */
 extern int pvm_errno;

@@ -10,9 +10,9 @@
 #include "common/clock.h"
 #include "common/cpu.h"
 #include "gs.h"
-#include "gshm.h"
 #include "lpvm_priv.h"
-#include "vmdir.h"
+#include "proto/gshm.h"
+#include "proto/vmdir.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>

@@ -5,7 +5,7 @@
  * arrived.
  */
 #include "gs.h"
-#include "gshm.h"
+#include "proto/gshm.h"
 
 int pvm_barrier(char *group, int count)
 {

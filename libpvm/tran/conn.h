@@ -20,7 +20,7 @@
 
 #include "pack/buf.h"
 #include "poll.h"
-#include "wire.h"
+#include "proto/wire.h"
 
 struct lp_conn;
 

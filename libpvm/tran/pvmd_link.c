@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lpvm.h"
-#include "vmdir.h"
+#include "proto/vmdir.h"
 
 static struct lp_conn *pconn;
 int lp_pvmd_lost;

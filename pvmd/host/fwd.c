@@ -11,14 +11,14 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/notify.h"
-#include "pvm3.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
-#include "wire.h"
 
 #define PEND_WID_BIT 0x80000000u
 

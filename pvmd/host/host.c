@@ -16,6 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proto/vmdir.h"
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/context.h"
 #include "pvmd/ctl.h"
@@ -24,11 +27,8 @@
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
-#include "pvm3.h"
 #include "pvmd/signals.h"
 #include "pvmd/task.h"
-#include "vmdir.h"
-#include "wire.h"
 
 struct hostlayer hl = {.tcp_fd = -1};
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "auth.h"
+#include "proto/auth.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/pvmd.h"
 

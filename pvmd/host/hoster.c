@@ -26,15 +26,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
 #include "pvmd/host/host.h"
 #include "pvmd/host/hostfile.h"
-#include "pvmd/log.h"
 #include "pvmd/host/password.h"
-#include "pvm3.h"
+#include "pvmd/log.h"
 #include "pvmd/spawn.h"
-#include "wire.h"
 
 #define ADDHOST_MAX 1024
 

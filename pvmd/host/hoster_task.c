@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
 #include "pvmd/host/host.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/log.h"
-#include "pvm3.h"
-#include "pvmproto.h"
 #include "pvmd/task.h"
-#include "wire.h"
+#include "pvmproto.h"
 
 
 int hoster_task_tid(void)

@@ -16,13 +16,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "handshake.h"
+#include "proto/handshake.h"
+#include "proto/wire.h"
+#include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
-#include "pvm3.h"
 #include "pvmd/signals.h"
-#include "wire.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that
  * opens many and says nothing costs at most this many descriptors (the

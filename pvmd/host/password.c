@@ -16,10 +16,10 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "pvmd/log.h"
+#include "proto/vmdir.h"
 #include "pvmd/host/password.h"
+#include "pvmd/log.h"
 #include "pvmd/pvmd.h"
-#include "vmdir.h"
 
 /* ---- the prompt: one at a time ---- */
 

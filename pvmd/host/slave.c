@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/wire.h"
 #include "pvmd/host/host.h"
-#include "wire.h"
 
 
 static void answer_error(const char *fmt, const char *arg)

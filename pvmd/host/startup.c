@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/wire.h"
 #include "pvmd/host/host.h"
 #include "pvmd/host/hostfile.h"
-#include "wire.h"
 
 #define START_TIMEOUT_MS 30000
 

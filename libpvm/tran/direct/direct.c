@@ -30,7 +30,7 @@
 #include "common/clock.h"
 #include "common/idhash.h"
 #include "lpvm.h"
-#include "vmdir.h"
+#include "proto/vmdir.h"
 
 static int lfd = -1;
 static struct lp_pollable lpl;

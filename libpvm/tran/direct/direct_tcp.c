@@ -38,11 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth.h"
 #include "common/clock.h"
-#include "handshake.h"
 #include "lpvm.h"
-#include "vmdir.h"
+#include "proto/auth.h"
+#include "proto/handshake.h"
+#include "proto/vmdir.h"
 
 #define HS_TIMEOUT_MS 10000  /* a handshake not done by then is dropped */
 #define HS_MAX_PENDING 16    /* accepted connections still in handshake */

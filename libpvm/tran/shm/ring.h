@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "shmseg.h"
+#include "proto/shmseg.h"
 
 /* The largest payload of one record: a record that size fills the ring
  * but the reserved line. */

@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "common/clock.h"
-#include "shmseg.h"
 #include "lpvm.h"
+#include "proto/shmseg.h"
 #include "tran/tran.h"
 
 /* A message waiting in the sender's memory for room in a ring. */
