@@ -122,19 +122,24 @@ static int64_t ts_ns(const struct timespec *t)
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
-/* The transports to spin on now (the engine's view of them). */
-static const struct lp_tran *const *spin_v;
-static int spin_n;
+/* The transports with progress operations (set by route.c at each
+ * enrollment), and how many of them to spin on now. */
+static const struct lp_tran *spin_v[4];
+static int spin_all, spin_n;
+
+void lp_progress_set_pollers(const struct lp_tran *const *v, int n)
+{
+	spin_all = 0;
+	for (int i = 0; i < n && i < (int)(sizeof spin_v / sizeof *spin_v); i++)
+		spin_v[spin_all++] = v[i];
+}
 
 static int spin_active(void)
 {
-	const struct lp_tran *const *v;
-	int n = lp_route_pollers(&v);
 	spin_n = 0;
-	for (int i = 0; i < n; i++)
-		if (v[i]->active())
+	for (int i = 0; i < spin_all; i++)
+		if (spin_v[i]->active())
 			spin_n = i + 1;
-	spin_v = v;
 	return spin_n > 0;
 }
 

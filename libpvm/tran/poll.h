@@ -32,6 +32,11 @@ void lp_poll_del(struct lp_pollable *p);
  */
 int lp_progress(const struct timespec *timeout);
 
+struct lp_tran;
+/* The transports whose progress operations the engine runs (route.c
+ * sets them after each enrollment's init, and none at fini). */
+void lp_progress_set_pollers(const struct lp_tran *const *v, int n);
+
 /* One look at the transports polled without a descriptor (rings), with no
  * system call.  Returns the number of messages (records) they moved. */
 int lp_progress_peek(void);

@@ -217,6 +217,7 @@ void lp_route_init(void)
 		if (up[i] && use[i]->progress && use[i]->active)
 			pollers[npollers++] = use[i];
 	}
+	lp_progress_set_pollers(pollers, npollers);
 }
 
 /* ---- PVM_TRAN_REPORT: which transports carried this task's messages ----
@@ -279,6 +280,7 @@ void lp_route_fini(void)
 	for (int i = 0; i < nuse; i++)
 		up[i] = 0;
 	npollers = 0;
+	lp_progress_set_pollers(pollers, 0);
 	poster = NULL;
 	configured = 0;
 }
@@ -368,12 +370,6 @@ void lp_route_watch_fds(void)
 	for (int i = 0; i < nuse; i++)
 		if (up[i] && use[i]->watch_fds)
 			use[i]->watch_fds();
-}
-
-int lp_route_pollers(const struct lp_tran *const **v)
-{
-	*v = pollers;
-	return npollers;
 }
 
 /* ---- single copy into a posted pvm_precv buffer ---- */

@@ -173,9 +173,6 @@ int lp_route_pending(void);
 void lp_route_handoff(void);
 /* pvm_getfds: every transport wakes a descriptor for each arrival. */
 void lp_route_watch_fds(void);
-/* The transports the progress engine polls (active() may still say no
- * for the moment); *v belongs to route.c.  Returns their count. */
-int lp_route_pollers(const struct lp_tran *const **v);
 
 /* Single copy into a waiting pvm_precv, through the transport that
  * offers it (see struct lp_tran): lp_route_post_min is SIZE_MAX when
