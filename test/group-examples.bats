@@ -18,7 +18,7 @@ setup() {
 		[ -x "/usr/bin/$p" ] || skip "pvm-examples is not installed (/usr/bin/$p)"
 	done
 	if [ -n "$OURLIB" ]; then
-		start_pvmd LD_LIBRARY_PATH="$OURLIB:$OURGLIB"
+		start_pvmd LD_LIBRARY_PATH="$OURLIB:$OURGLIB" ${OURPRELOAD:+LD_PRELOAD="$OURPRELOAD"}
 	else
 		start_pvmd
 	fi
@@ -33,7 +33,8 @@ teardown() {
 # argv[0] is its plain name as when typed) on our libraries.
 gx() {
 	if [ -n "$OURLIB" ]; then
-		timeout -k 5 "$TMO" env LD_LIBRARY_PATH="$OURLIB:$OURGLIB" "$@"
+		timeout -k 5 "$TMO" env LD_LIBRARY_PATH="$OURLIB:$OURGLIB" \
+			${OURPRELOAD:+LD_PRELOAD="$OURPRELOAD"} "$@"
 	else
 		timeout -k 5 "$TMO" "$@"
 	fi

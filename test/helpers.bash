@@ -36,6 +36,18 @@ else
 fi
 # our libgpvm3.so.3 (dynamic groups), for the Debian group examples
 OURGLIB=${OURLIB:+$B/libpvm/group/.libs}
+# A build tree configured with --enable-sanitizers (test/run.sh's
+# sanitizer pass): its own programs link the ASan runtime; the unchanged
+# Debian binaries do not, and a process whose first library is not that
+# runtime refuses to load our instrumented libpvm3.so.3 ("ASan runtime does
+# not come first in initial library list").  They get the runtime our pvmd
+# links preloaded (OURPRELOAD, set by as_ours and, for the ones it spawns,
+# by the pvmd of start_pvmd_for_examples), so they run on our instrumented
+# library.
+OURPRELOAD=
+if [ -n "$OURLIB" ] && grep -q libasan "$PVMD_BIN" 2>/dev/null; then
+	OURPRELOAD=$(ldd "$PVMD_BIN" | awk '$1 ~ /^libasan[.]so/ { print $3; exit }')
+fi
 
 # Names of the Debian pvm-examples programs the tests spawn or run.
 EXAMPLES="hello.pvm hello_other master1 slave1 spmd timing timing_slave
@@ -133,7 +145,7 @@ start_pvmd() {
 # LD_LIBRARY_PATH, so that the unchanged Debian binaries it spawns load ours.
 start_pvmd_for_examples() {
 	if [ -n "$OURLIB" ]; then
-		start_pvmd LD_LIBRARY_PATH="$OURLIB"
+		start_pvmd LD_LIBRARY_PATH="$OURLIB" ${OURPRELOAD:+LD_PRELOAD="$OURPRELOAD"}
 	else
 		start_pvmd
 	fi
@@ -229,7 +241,8 @@ prog_ok() {
 # as_ours CMD...: runs an unchanged Debian binary on our library.
 as_ours() {
 	if [ -n "$OURLIB" ]; then
-		timeout -k 5 "$TMO" env LD_LIBRARY_PATH="$OURLIB" "$@"
+		timeout -k 5 "$TMO" env LD_LIBRARY_PATH="$OURLIB" \
+			${OURPRELOAD:+LD_PRELOAD="$OURPRELOAD"} "$@"
 	else
 		timeout -k 5 "$TMO" "$@"
 	fi

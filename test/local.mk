@@ -94,16 +94,27 @@ dist-hook: dist-test-suites
 dist-test-suites:
 	$(MKDIR_P) '$(distdir)/test'
 	for f in '$(srcdir)'/test/README.md '$(srcdir)'/test/*.sh \
-		'$(srcdir)'/test/*.bats '$(srcdir)'/test/*.bash '$(srcdir)'/test/*.py; do \
+		'$(srcdir)'/test/*.bats '$(srcdir)'/test/*.bash '$(srcdir)'/test/*.py \
+		'$(srcdir)'/test/*.supp; do \
 		cp -p "$$f" '$(distdir)/test/' || exit 1; \
 	done
 .PHONY: dist-test-suites
 
 # The suite: every test/*.bats file and the TAP unit programs, one summary
 # line at the end (test/run.sh).  Binaries are found through these paths.
-check-local: $(check_PROGRAMS) $(bin_PROGRAMS)
+# test-programs is what the suites run: the sanitizer pass of test/run.sh
+# builds just that in its own tree.
+test-programs: $(check_PROGRAMS) $(bin_PROGRAMS)
+check-local: test-programs
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
+.PHONY: test-programs
+
+# The sanitizer pass's build tree (and its copy of the sources).
+clean-local: clean-asan-build
+clean-asan-build:
+	-rm -rf asan-build
+.PHONY: clean-asan-build
 
 .PHONY: check-tests-ref
 # Runs the same suites against the reference PVM 3.4.6 (for checking the

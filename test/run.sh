@@ -10,6 +10,9 @@
 # A full run of ours ends with the message suites again with each other
 # transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd); PVM_TEST_NOSHM=0
 # skips those passes.
+# Then the unit tests and the message suites run once more on a build with
+# AddressSanitizer and UndefinedBehaviorSanitizer that it makes in
+# $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass.
 set -u
 # The whole script is one block, read before any of it runs, so that
 # editing it while a run is going on cannot break that run.
@@ -52,23 +55,24 @@ fi
 filter=()
 [ -n "${PVM_TEST_FILTER:-}" ] && filter=(--filter "$PVM_TEST_FILTER")
 
-# C unit tests that print TAP (built by make check when their owners add them);
-# they test our library only, so not in a run against the reference.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
-	for prog in "$abs_top_builddir"/libpvm/pack/pack_test \
-		"$abs_top_builddir"/libpvm/pack/xdr_test \
-		"$abs_top_builddir"/libpvm/pack/upk_test \
-		"$abs_top_builddir"/common/*_test \
-		"$abs_top_builddir"/proto/*_test \
-		"$abs_top_builddir"/pvmd/*_test \
-		"$abs_top_builddir"/pvmd/host/*_test \
-		"$abs_top_builddir"/libpvm/tran/*_test \
-		"$abs_top_builddir"/libpvm/tran/*/*_test; do
+# run_units BUILDDIR [NOTE]: the C unit tests of BUILDDIR that print TAP
+# (built by make check when their owners add them).
+run_units() {
+	local prog
+	for prog in "$1"/libpvm/pack/pack_test "$1"/libpvm/pack/xdr_test \
+		"$1"/libpvm/pack/upk_test "$1"/common/*_test \
+		"$1"/proto/*_test "$1"/pvmd/*_test "$1"/pvmd/host/*_test \
+		"$1"/libpvm/tran/*_test "$1"/libpvm/tran/*/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "$prog" 2>&1 | tee "$log"
-		count_tap "$(basename "$prog")" "${PIPESTATUS[0]}"
+		count_tap "$(basename "$prog")${2:+ ($2)}" "${PIPESTATUS[0]}"
 	done
+}
+
+# The unit tests test our library only, so not in a run against the reference.
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
+	run_units "$abs_top_builddir"
 	# libpvm's layers call only downward (docs/architecture.md)
 	echo "# test/layers.py"
 	python3 "$abs_top_srcdir/test/layers.py" "$abs_top_builddir" 2>&1 | tee "$log"
@@ -130,6 +134,104 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ]
 		fi
 		rm -f "$report"
 	done
+fi
+
+# The unit tests and the message suites once more on a second build tree,
+# configured with --enable-sanitizers (AddressSanitizer with LeakSanitizer,
+# and UndefinedBehaviorSanitizer, which stops the program), in
+# $abs_top_builddir/asan-build: every pvmd, task and test program of these
+# suites runs instrumented.  The suites' own assertions see a program that a
+# sanitizer stopped; a finding in a process whose end no test looks at (the
+# pvmd at a halt, a task leaking at its exit) is seen in the reports each
+# process writes into a directory of its suite (log_path), and every suite
+# that left any counts as one more failure, with the reports printed.  Only
+# in a full run of ours; PVM_TEST_ASAN=0 leaves it out.  test/README.md.
+san_suites="messaging pack mhf mbox group tasks"
+# submake ARGS...: make of another tree, not a part of the make that runs
+# this script (whose jobserver and options are not for it).
+submake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"
+}
+san_pass() {
+	local top=$abs_top_builddir/asan-build t0 t1 src s f n r
+	local build=$top/build blog=$top/build.log reports=$top/reports
+	t0=$(date +%s)
+	mkdir -p "$top" && : >"$blog" || { failed=$((failed + 1)); return; }
+	echo "# sanitizer pass: building $build (log: $blog)"
+	# A source tree configured in place (as CI does it) cannot take a
+	# second, out-of-tree build: configure refuses ("source directory
+	# already configured"), and make would take the in-tree objects
+	# through VPATH.  Such a tree is built from a copy (tar keeps the
+	# files' times, so a second run rebuilds what changed) that make
+	# distclean, run in the copy, rids of everything the in-tree build
+	# made.  Not make distdir: a file the dist lists forget would be
+	# missing.
+	src=$abs_top_srcdir
+	if [ -f "$abs_top_srcdir/config.status" ]; then
+		src=$top/src
+		local skip=./asan-build
+		case $top in "$abs_top_srcdir"/*) skip=./${top#"$abs_top_srcdir"/} ;; esac
+		{ rm -rf "$src" && mkdir -p "$src" &&
+			tar -C "$abs_top_srcdir" --exclude="$skip" --exclude=./.git -cf - . |
+			tar -C "$src" -xf - &&
+			submake -C "$src" distclean; } >>"$blog" 2>&1 || src=
+	fi
+	if [ -n "$src" ] && { [ ! -f "$build/Makefile" ] ||
+		[ "$(cat "$top/srcdir" 2>/dev/null)" != "$src" ]; }; then
+		# not configured yet, or from another source directory
+		rm -rf "$build" "$top/srcdir"
+		mkdir -p "$build" && (cd "$build" &&
+			"$src/configure" -q --enable-sanitizers --enable-werror) >>"$blog" 2>&1 &&
+			echo "$src" >"$top/srcdir" || src=
+	fi
+	if [ -z "$src" ] || ! submake -C "$build" -j2 test-programs >>"$blog" 2>&1; then
+		echo "# sanitizer pass: the build failed; the end of $blog:"
+		tail -n 30 "$blog" | sed 's/^/#   /'
+		failed=$((failed + 1))
+		return
+	fi
+	t1=$(date +%s)
+	echo "# sanitizer pass: built in $((t1 - t0)) s"
+	rm -rf "$reports"
+	# Options: every report into the suite's directory; LeakSanitizer on
+	# (the pvmd frees everything when it halts, our tasks what they
+	# allocate), with the leaks of the Debian binaries suppressed
+	# (test/lsan.supp); UndefinedBehaviorSanitizer prints its finding on
+	# stderr and aborts, and AddressSanitizer catches the SIGABRT
+	# (handle_abort) and writes the stack into the directory: with GCC the
+	# UBSan runtime does not honour log_path next to ASan's.
+	local aopt="detect_leaks=1:handle_abort=1"
+	local uopt="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+	for s in units $san_suites; do
+		mkdir -p "$reports/$s"
+		export ASAN_OPTIONS="$aopt:log_path=$reports/$s/asan"
+		export UBSAN_OPTIONS="$uopt:log_path=$reports/$s/ubsan"
+		export LSAN_OPTIONS="suppressions=$abs_top_srcdir/test/lsan.supp:print_suppressions=0"
+		if [ "$s" = units ]; then
+			run_units "$build" sanitizers
+		else
+			f=$abs_top_srcdir/test/$s.bats
+			[ -f "$f" ] || continue
+			echo "# $s.bats with sanitizers"
+			abs_top_builddir=$build timeout -k 10 900 \
+				bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+			count_tap "$s.bats (sanitizers)" "${PIPESTATUS[0]}"
+		fi
+		unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+		n=$(find "$reports/$s" -type f | wc -l)
+		[ "$n" -eq 0 ] && continue
+		echo "# $s (sanitizers): $n sanitizer reports in $reports/$s; the first:"
+		for r in $(find "$reports/$s" -type f | sort | head -n 3); do
+			echo "# --- $r"
+			head -n 40 "$r" | sed 's/^/#   /'
+		done
+		failed=$((failed + 1))
+	done
+	echo "# sanitizer pass: $(($(date +%s) - t0)) s in all"
+}
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_ASAN:-1}" != 0 ] &&
+	command -v bats >/dev/null; then
+	san_pass
 fi
 
 summary="$passed passed, $failed failed"

@@ -307,6 +307,7 @@ int spmd_main(int child, const char *mode, int n, int argc, char **argv)
 		pvm_send(parent, TAG_COUNTS);
 		pvm_lvgroup(SPMD);
 		pvm_exit();
+		free(kids);
 		return 0;
 	}
 	for (int i = 0; i < n - 1; i++) {
@@ -321,5 +322,6 @@ int spmd_main(int child, const char *mode, int n, int argc, char **argv)
 	}
 	pvm_lvgroup(SPMD);
 	pvm_exit();
+	free(kids);
 	return t_done(mode);
 }
