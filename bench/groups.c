@@ -79,25 +79,39 @@
 
 #include "timing.h"
 
-enum { TAG_JOINED = 21, TAG_CMD = 22, TAG_BCAST = 23, TAG_EXIT = 25, TAG_REDUCE = 1000 };
-enum { OP_BARRIER, OP_BCAST8, OP_BCAST1M, OP_REDUCE1, OP_REDUCE100K, OP_COUNT, OP_QUIT = 99 };
+enum {
+	TAG_JOINED = 21,
+	TAG_CMD = 22,
+	TAG_BCAST = 23,
+	TAG_EXIT = 25,
+	TAG_REDUCE = 1000
+};
+enum {
+	OP_BARRIER,
+	OP_BCAST8,
+	OP_BCAST1M,
+	OP_REDUCE1,
+	OP_REDUCE100K,
+	OP_COUNT,
+	OP_QUIT = 99
+};
 
-static const char *const op_name[OP_COUNT] = { "barrier", "bcast8", "bcast1M", "reduce1",
-					       "reduce100k" };
+static const char *const op_name[OP_COUNT] = {"barrier", "bcast8", "bcast1M",
+					      "reduce1", "reduce100k"};
 #define MAXMEMBERS 64
-#define BIGBYTES (1024 * 1024)
-#define BIGCOUNT 100000
-#define WARMUP_K 2     /* operations per warm-up block */
-#define WARMUP_MIN 3   /* warm-up blocks at least */
-#define WARMUP_MAX 50  /* and at most */
-#define MAXBLOCKS 64   /* timed blocks at most */
-#define LARGE_MAXK 8   /* cap on K for the 1 MiB and 100000-double operations */
+#define BIGBYTES   (1024 * 1024)
+#define BIGCOUNT   100000
+#define WARMUP_K   2  /* operations per warm-up block */
+#define WARMUP_MIN 3  /* warm-up blocks at least */
+#define WARMUP_MAX 50 /* and at most */
+#define MAXBLOCKS  64 /* timed blocks at most */
+#define LARGE_MAXK 8  /* cap on K for the 1 MiB and 100000-double operations */
 
 static char group[64];
-static int nmembers;   /* of the current cell */
+static int nmembers; /* of the current cell */
 static int myinst;
-static char *bbuf;     /* broadcast data */
-static double *rbuf;   /* reduce data */
+static char *bbuf;   /* broadcast data */
+static double *rbuf; /* reduce data */
 
 static void die(const char *what, int code)
 {
@@ -137,7 +151,8 @@ static void check_bcast(long seq, int size, int full)
 
 	memcpy(&got, bbuf, sizeof got);
 	if (got != seq) {
-		fprintf(stderr, "groups[%d]: bcast %ld arrived as %ld\n", myinst, seq, got);
+		fprintf(stderr, "groups[%d]: bcast %ld arrived as %ld\n",
+			myinst, seq, got);
 		die("bcast order check", -1);
 	}
 	int step = full ? 1 : 4096;
@@ -162,8 +177,10 @@ static void check_reduce(long seq, int count)
 
 	for (int e = 0; e < count; e++)
 		if (rbuf[e] != (double)nmembers * (double)(seq + e) + base) {
-			fprintf(stderr, "groups[0]: reduce %ld element %d is %.17g, expected %.17g\n",
-				seq, e, rbuf[e], (double)nmembers * (double)(seq + e) + base);
+			fprintf(stderr,
+				"groups[0]: reduce %ld element %d is %.17g, expected %.17g\n",
+				seq, e, rbuf[e],
+				(double)nmembers * (double)(seq + e) + base);
 			die("reduce result check", e);
 		}
 }
@@ -206,9 +223,11 @@ static void one_op(int op, long seq, int roottid, int full_check)
 	case OP_REDUCE100K: {
 		int count = op == OP_REDUCE1 ? 1 : BIGCOUNT;
 		fill_reduce(seq, count);
-		/* A tag of its own per reduction: see the comment at the top. */
+		/* A tag of its own per reduction: see the comment at the top.
+		 */
 		int tag = TAG_REDUCE + (int)(seq % 1000000);
-		if ((cc = pvm_reduce(PvmSum, rbuf, count, PVM_DOUBLE, tag, group, 0)) < 0)
+		if ((cc = pvm_reduce(PvmSum, rbuf, count, PVM_DOUBLE, tag,
+				     group, 0)) < 0)
 			die("pvm_reduce", cc);
 		if (myinst == 0)
 			check_reduce(seq, count);
@@ -223,8 +242,8 @@ static void one_op(int op, long seq, int roottid, int full_check)
  * The blocks of one cell, run alike by every member.  Operation numbers
  * start at seq.  On the master, times[b] gets block b's time per operation.
  */
-static void run_blocks(int op, int k, int blocks, long seq, int roottid, int full_check,
-		       double *times)
+static void run_blocks(int op, int k, int blocks, long seq, int roottid,
+		       int full_check, double *times)
 {
 	int cc;
 
@@ -254,7 +273,8 @@ static int member_main(const char *name, int n, int frozen)
 	snprintf(group, sizeof group, "%s", name);
 	if ((myinst = pvm_joingroup(group)) < 0)
 		die("pvm_joingroup", myinst);
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_pkint(&myinst, 1, 1)) < 0 ||
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_pkint(&myinst, 1, 1)) < 0 ||
 	    (cc = pvm_send(parent, TAG_JOINED)) < 0)
 		die("reporting the join", cc);
 	nmembers = n;
@@ -282,7 +302,8 @@ static int member_main(const char *name, int n, int frozen)
 		nmembers = cmd[4];
 		if (op == OP_QUIT)
 			break;
-		if (op < 0 || op >= OP_COUNT || k < 1 || blocks < 1 || nmembers < 2)
+		if (op < 0 || op >= OP_COUNT || k < 1 || blocks < 1 ||
+		    nmembers < 2)
 			die("command values", op);
 		run_blocks(op, k, blocks, seq, parent, cmd[5], NULL);
 	}
@@ -300,11 +321,13 @@ struct opts {
 };
 
 /* Tells the members what to run next; full: check every broadcast byte. */
-static void send_cmd(const int *tids, int n, int op, int k, int blocks, long seq, int full)
+static void send_cmd(const int *tids, int n, int op, int k, int blocks,
+		     long seq, int full)
 {
-	int cmd[6] = { op, k, blocks, (int)seq, nmembers, full }, cc;
+	int cmd[6] = {op, k, blocks, (int)seq, nmembers, full}, cc;
 
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_pkint(cmd, 6, 1)) < 0 ||
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_pkint(cmd, 6, 1)) < 0 ||
 	    (cc = pvm_mcast((int *)tids, n, TAG_CMD)) < 0)
 		die("sending a command", cc);
 }
@@ -327,7 +350,8 @@ static void measure(const struct opts *o, const int *tids, int op, long *seq)
 		*seq += WARMUP_K;
 		spent += warm[w] * WARMUP_K;
 		w++;
-	} while (w < WARMUP_MIN || (spent < o->budget_us / 4 && w < WARMUP_MAX));
+	} while (w < WARMUP_MIN ||
+		 (spent < o->budget_us / 4 && w < WARMUP_MAX));
 	for (int i = w - WARMUP_MIN; i < w; i++)
 		if (i == w - WARMUP_MIN || warm[i] < per_op)
 			per_op = warm[i];
@@ -341,7 +365,8 @@ static void measure(const struct opts *o, const int *tids, int op, long *seq)
 	int k = k_fit < 1 ? 1 : k_fit > cap ? cap : (int)k_fit;
 	int blocks = 0;
 	spent = 0;
-	while (blocks < o->blocks || (spent < o->budget_us && blocks < MAXBLOCKS)) {
+	while (blocks < o->blocks ||
+	       (spent < o->budget_us && blocks < MAXBLOCKS)) {
 		send_cmd(tids, nmembers - 1, op, k, 1, *seq, 0);
 		run_blocks(op, k, 1, *seq, mytid, 0, &times[blocks]);
 		*seq += k;
@@ -370,11 +395,14 @@ static void run_count(const struct opts *o, int n, const int *use_op)
 		die("pvm_joingroup (the master must be instance 0)", myinst);
 	char nbuf[16];
 	snprintf(nbuf, sizeof nbuf, "%d", n);
-	char *argv[] = { "member", group, nbuf, o->frozen ? "frozen" : "plain", NULL };
-	int got = pvm_spawn((char *)o->path, argv, PvmTaskDefault, "", n - 1, tids);
+	char *argv[] = {"member", group, nbuf, o->frozen ? "frozen" : "plain",
+			NULL};
+	int got = pvm_spawn((char *)o->path, argv, PvmTaskDefault, "", n - 1,
+			    tids);
 	if (got != n - 1) {
-		fprintf(stderr, "groups: spawned %d of %d members (first code %d)\n", got, n - 1,
-			tids[0]);
+		fprintf(stderr,
+			"groups: spawned %d of %d members (first code %d)\n",
+			got, n - 1, tids[0]);
 		die("pvm_spawn", got);
 	}
 	if ((cc = pvm_notify(PvmTaskExit, TAG_EXIT, n - 1, tids)) < 0)
@@ -386,7 +414,8 @@ static void run_count(const struct opts *o, int n, const int *use_op)
 		pvm_bufinfo(cc, &len, &tag, &src);
 		if (tag == TAG_EXIT)
 			die("a member exited before joining", src);
-		if (tag != TAG_JOINED || pvm_upkint(&inst, 1, 1) < 0 || inst < 1 || inst >= n)
+		if (tag != TAG_JOINED || pvm_upkint(&inst, 1, 1) < 0 ||
+		    inst < 1 || inst >= n)
 			die("join report", tag);
 	}
 	if ((cc = pvm_barrier(group, n)) < 0)
@@ -421,9 +450,9 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .budget_us = 0.5e6, .maxk = 50, .blocks = 5 };
-	int counts[16] = { 2, 4, 8, 16, 32 }, ncounts = 5;
-	int use_op[OP_COUNT] = { 1, 1, 1, 1, 1 };
+	struct opts o = {.budget_us = 0.5e6, .maxk = 50, .blocks = 5};
+	int counts[16] = {2, 4, 8, 16, 32}, ncounts = 5;
+	int use_op[OP_COUNT] = {1, 1, 1, 1, 1};
 	int opt, quiet = 0;
 	char self[4096];
 
@@ -433,12 +462,14 @@ int main(int argc, char **argv)
 		die("malloc", 0);
 	fill_pattern();
 	if (argc == 5 && strcmp(argv[1], "member") == 0)
-		return member_main(argv[2], atoi(argv[3]), strcmp(argv[4], "frozen") == 0);
+		return member_main(argv[2], atoi(argv[3]),
+				   strcmp(argv[4], "frozen") == 0);
 	while ((opt = getopt(argc, argv, "n:o:t:k:b:fqv")) != -1) {
 		switch (opt) {
 		case 'n':
 			ncounts = 0;
-			for (char *t = strtok(optarg, ","); t; t = strtok(NULL, ",")) {
+			for (char *t = strtok(optarg, ","); t;
+			     t = strtok(NULL, ",")) {
 				int v = atoi(t);
 				if (v < 2 || v > MAXMEMBERS || ncounts == 16)
 					usage();
@@ -447,26 +478,42 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			memset(use_op, 0, sizeof use_op);
-			for (char *t = strtok(optarg, ","); t; t = strtok(NULL, ",")) {
+			for (char *t = strtok(optarg, ","); t;
+			     t = strtok(NULL, ",")) {
 				int i;
-				for (i = 0; i < OP_COUNT && strcasecmp(t, op_name[i]) != 0; i++)
+				for (i = 0; i < OP_COUNT &&
+					    strcasecmp(t, op_name[i]) != 0;
+				     i++)
 					;
 				if (i == OP_COUNT)
 					usage();
 				use_op[i] = 1;
 			}
 			break;
-		case 't': o.budget_us = atof(optarg) * 1e6; break;
-		case 'k': o.maxk = atoi(optarg); break;
-		case 'b': o.blocks = atoi(optarg); break;
-		case 'f': o.frozen = 1; break;
-		case 'q': quiet = 1; break;
-		case 'v': o.verbose = 1; break;
-		default: usage();
+		case 't':
+			o.budget_us = atof(optarg) * 1e6;
+			break;
+		case 'k':
+			o.maxk = atoi(optarg);
+			break;
+		case 'b':
+			o.blocks = atoi(optarg);
+			break;
+		case 'f':
+			o.frozen = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		default:
+			usage();
 		}
 	}
-	if (optind != argc || ncounts == 0 || o.budget_us <= 0 || o.maxk < 1 || o.blocks < 1 ||
-	    o.blocks > MAXBLOCKS)
+	if (optind != argc || ncounts == 0 || o.budget_us <= 0 || o.maxk < 1 ||
+	    o.blocks < 1 || o.blocks > MAXBLOCKS)
 		usage();
 	/* Spawn this very binary by absolute path: each side then runs with the
 	 * libraries it was linked against. */
@@ -481,7 +528,8 @@ int main(int argc, char **argv)
 		die("pvm_mytid (is a pvmd running?)", mytid);
 	if (!quiet) {
 		printf("# %s, PVM %s, %s group, median of >= %d blocks, time per operation in us\n",
-		       self, pvm_version(), o.frozen ? "frozen" : "plain", o.blocks);
+		       self, pvm_version(), o.frozen ? "frozen" : "plain",
+		       o.blocks);
 		printf("#  N op             K blk    us_per_op\n");
 	}
 	for (int i = 0; i < ncounts; i++)

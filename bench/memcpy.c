@@ -28,11 +28,11 @@
 
 #include "timing.h"
 
-#define MAXSIZE (64L * 1024 * 1024)
-#define PAGE 4096
-#define BATCH_US 20.0   /* target duration of one timed batch of warm copies */
+#define MAXSIZE	 (64L * 1024 * 1024)
+#define PAGE	 4096
+#define BATCH_US 20.0 /* target duration of one timed batch of warm copies */
 
-static long sizes[16] = { 8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024 };
+static long sizes[16] = {8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024};
 static int nsizes = 5;
 
 static void *page_alloc(size_t n)
@@ -42,7 +42,8 @@ static void *page_alloc(size_t n)
 		fprintf(stderr, "memcpy: cannot allocate %zu bytes\n", n);
 		exit(1);
 	}
-	memset(p, 1, n); /* fault the pages in: page faults are not a copy's cost */
+	memset(p, 1,
+	       n); /* fault the pages in: page faults are not a copy's cost */
 	return p;
 }
 
@@ -69,18 +70,31 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "t:n:z:c:e:q")) != -1) {
 		switch (opt) {
-		case 't': budget_us = atof(optarg) * 1e6; break;
-		case 'n': maxreps = atoi(optarg); break;
-		case 'c': cold_from = atol(optarg); break;
-		case 'e': evict_mib = atol(optarg); break;
-		case 'q': quiet = 1; break;
+		case 't':
+			budget_us = atof(optarg) * 1e6;
+			break;
+		case 'n':
+			maxreps = atoi(optarg);
+			break;
+		case 'c':
+			cold_from = atol(optarg);
+			break;
+		case 'e':
+			evict_mib = atol(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
 		case 'z':
 			nsizes = 0;
-			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+			for (char *tok = strtok(optarg, ","); tok;
+			     tok = strtok(NULL, ",")) {
 				char *end;
 				long v = strtol(tok, &end, 10);
-				if (*end || v < 1 || v > MAXSIZE || nsizes == 16) {
-					fprintf(stderr, "memcpy: bad size '%s' (1 to %ld, at most 16)\n",
+				if (*end || v < 1 || v > MAXSIZE ||
+				    nsizes == 16) {
+					fprintf(stderr,
+						"memcpy: bad size '%s' (1 to %ld, at most 16)\n",
 						tok, MAXSIZE);
 					return 2;
 				}
@@ -88,12 +102,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: memcpy [-t secs] [-n maxreps] [-z bytes,...]"
-					" [-c cold-from-bytes] [-e evict-MiB] [-q]\n");
+			fprintf(stderr,
+				"usage: memcpy [-t secs] [-n maxreps] [-z bytes,...]"
+				" [-c cold-from-bytes] [-e evict-MiB] [-q]\n");
 			return 2;
 		}
 	}
-	if (optind != argc || nsizes == 0 || maxreps < 3 || budget_us <= 0 || evict_mib < 1) {
+	if (optind != argc || nsizes == 0 || maxreps < 3 || budget_us <= 0 ||
+	    evict_mib < 1) {
 		fprintf(stderr, "memcpy: bad arguments\n");
 		return 2;
 	}
@@ -102,7 +118,8 @@ int main(int argc, char **argv)
 	for (int s = 0; s < nsizes; s++)
 		if (sizes[s] > max)
 			max = sizes[s];
-	unsigned char *src = page_alloc(max), *dst = page_alloc(max), *ev = NULL;
+	unsigned char *src = page_alloc(max), *dst = page_alloc(max),
+		      *ev = NULL;
 	size_t evn = (size_t)evict_mib << 20;
 	double *samples = malloc(sizeof *samples * (size_t)maxreps);
 	if (!samples)
@@ -113,7 +130,8 @@ int main(int argc, char **argv)
 
 	if (!quiet) {
 		printf("# memcpy, page-aligned, median time of one copy in us (cold from %ld B:"
-		       " %ld MiB evicted before each), MB/s = 10^6 B/s\n", cold_from, evict_mib);
+		       " %ld MiB evicted before each), MB/s = 10^6 B/s\n",
+		       cold_from, evict_mib);
 		printf("# route  method      bytes   reps    copy_us       MB/s\n");
 	}
 	for (int s = 0; s < nsizes; s++) {
@@ -132,7 +150,10 @@ int main(int argc, char **argv)
 			use(dst);
 		}
 		one = (now_us() - t0) / 3;
-		long batch = cold || one >= BATCH_US ? 1 : (long)(BATCH_US / (one > 0.001 ? one : 0.001));
+		long batch = cold || one >= BATCH_US
+				     ? 1
+				     : (long)(BATCH_US /
+					      (one > 0.001 ? one : 0.001));
 		if (batch < 1)
 			batch = 1;
 
@@ -149,11 +170,13 @@ int main(int argc, char **argv)
 			spent = now_us() - start;
 		}
 		if (memcmp(dst, src, n) != 0) {
-			fprintf(stderr, "memcpy: the copy differs from its source\n");
+			fprintf(stderr,
+				"memcpy: the copy differs from its source\n");
 			return 1;
 		}
 		double t = median(samples, reps);
-		printf("%-6s %-7s %9ld %6d %12.4f %10.2f\n", "memcpy", "copy", n, reps, t, n / t);
+		printf("%-6s %-7s %9ld %6d %12.4f %10.2f\n", "memcpy", "copy",
+		       n, reps, t, n / t);
 		fflush(stdout);
 	}
 	if (sink == 1)

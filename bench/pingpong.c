@@ -47,15 +47,23 @@
 
 #include "timing.h"
 
-enum { TAG_CMD = 11, TAG_PING = 12, TAG_PONG = 13, TAG_END = 14, TAG_EXIT = 15, TAG_READY = 16 };
+enum {
+	TAG_CMD = 11,
+	TAG_PING = 12,
+	TAG_PONG = 13,
+	TAG_END = 14,
+	TAG_EXIT = 15,
+	TAG_READY = 16
+};
 enum { M_PSEND, M_RAW, M_INPLACE, M_DEFAULT, M_COUNT };
 
-static const char *const method_name[M_COUNT] = { "psend", "Raw", "InPlace", "Default" };
-static int sizes[16] = { 8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024 };
+static const char *const method_name[M_COUNT] = {"psend", "Raw", "InPlace",
+						 "Default"};
+static int sizes[16] = {8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024};
 static int nsizes = 5;
 #define MAXSIZE (16 * 1024 * 1024)
-#define WARMUP 5       /* untimed round trips before a cell (2 from 1 MiB on) */
-#define MINREPS 5      /* timed round trips at least (3 from 16 MiB on) */
+#define WARMUP	5 /* untimed round trips before a cell (2 from 1 MiB on) */
+#define MINREPS 5 /* timed round trips at least (3 from 16 MiB on) */
 
 static void die(const char *what, int code)
 {
@@ -66,7 +74,9 @@ static void die(const char *what, int code)
 
 static int encoding_of(int method)
 {
-	return method == M_RAW ? PvmDataRaw : method == M_INPLACE ? PvmDataInPlace : PvmDataDefault;
+	return method == M_RAW	     ? PvmDataRaw
+	       : method == M_INPLACE ? PvmDataInPlace
+				     : PvmDataDefault;
 }
 
 /* Sends size bytes of buf to tid with the given method. */
@@ -100,7 +110,8 @@ static int recv_one(int method, int tid, int want, char *buf, int size)
 		if (cc < 0)
 			die("pvm_precv", cc);
 		if (tag == want && (src != tid || len != size)) {
-			fprintf(stderr, "pingpong: precv got %d bytes from t%x, expected %d from t%x\n",
+			fprintf(stderr,
+				"pingpong: precv got %d bytes from t%x, expected %d from t%x\n",
 				len, src, size, tid);
 			die("pvm_precv length", len);
 		}
@@ -130,8 +141,11 @@ static int echo_main(const char *route)
 	if (parent < 0 || !buf)
 		die("partner start", parent);
 	if (strcmp(route, "default") != 0)
-		pvm_setopt(PvmRoute, strcmp(route, "direct") == 0 ? PvmRouteDirect : PvmDontRoute);
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_send(parent, TAG_READY)) < 0)
+		pvm_setopt(PvmRoute, strcmp(route, "direct") == 0
+					     ? PvmRouteDirect
+					     : PvmDontRoute);
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_send(parent, TAG_READY)) < 0)
 		die("partner ready", cc);
 	for (;;) {
 		if ((cc = pvm_recv(parent, -1)) < 0)
@@ -143,10 +157,12 @@ static int echo_main(const char *route)
 		if (tag != TAG_CMD || pvm_upkint(cmd, 3, 1) < 0)
 			die("partner command", tag);
 		int method = cmd[0], size = cmd[1], reps = cmd[2];
-		if (method < 0 || method >= M_COUNT || size <= 0 || size > MAXSIZE || reps < 0)
+		if (method < 0 || method >= M_COUNT || size <= 0 ||
+		    size > MAXSIZE || reps < 0)
 			die("partner command values", method);
 		for (int i = 0; i < reps; i++) {
-			if (recv_one(method, parent, TAG_PING, buf, size) != TAG_PING)
+			if (recv_one(method, parent, TAG_PING, buf, size) !=
+			    TAG_PING)
 				die("partner ping tag", -1);
 			send_one(method, parent, TAG_PONG, buf, size);
 		}
@@ -159,20 +175,22 @@ static int echo_main(const char *route)
 /* ---- master ---- */
 
 struct ctx {
-	int tid;           /* partner */
-	char *out, *in;    /* sent and echoed data */
-	double *times;     /* round-trip times of one cell, µs */
+	int tid;	/* partner */
+	char *out, *in; /* sent and echoed data */
+	double *times;	/* round-trip times of one cell, µs */
 	int maxreps;
-	double budget_us;  /* time allowed per cell (beyond MINREPS) */
+	double budget_us; /* time allowed per cell (beyond MINREPS) */
 	unsigned stamp;
 };
 
 /* Asks the partner for reps echoes, does them, returns how many were timed. */
-static int run_reps(struct ctx *c, int method, int size, int reps, double *times)
+static int run_reps(struct ctx *c, int method, int size, int reps,
+		    double *times)
 {
-	int cmd[3] = { method, size, reps }, cc;
+	int cmd[3] = {method, size, reps}, cc;
 
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_pkint(cmd, 3, 1)) < 0 ||
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_pkint(cmd, 3, 1)) < 0 ||
 	    (cc = pvm_send(c->tid, TAG_CMD)) < 0)
 		die("sending command", cc);
 	for (int i = 0; i < reps; i++) {
@@ -212,8 +230,8 @@ static void measure(struct ctx *c, const char *route, int method, int size)
 		reps = c->maxreps;
 	run_reps(c, method, size, reps, c->times);
 	double half = median(c->times, reps) / 2;
-	printf("%-6s %-7s %9d %6d %12.2f %10.2f\n", route, method_name[method], size, reps, half,
-	       size / half);
+	printf("%-6s %-7s %9d %6d %12.2f %10.2f\n", route, method_name[method],
+	       size, reps, half, size / half);
 	fflush(stdout);
 }
 
@@ -228,13 +246,15 @@ static void check_partner_host(int tid, const char *host)
 	for (int i = 0; i < nhost; i++)
 		if (hi[i].hi_tid == pvm_tidtohost(tid)) {
 			if (strcmp(hi[i].hi_name, host) != 0) {
-				fprintf(stderr, "pingpong: partner t%x runs on %s, not on %s\n", tid,
-					hi[i].hi_name, host);
+				fprintf(stderr,
+					"pingpong: partner t%x runs on %s, not on %s\n",
+					tid, hi[i].hi_name, host);
 				die("partner placement", tid);
 			}
 			return;
 		}
-	fprintf(stderr, "pingpong: partner t%x is on no host of pvm_config\n", tid);
+	fprintf(stderr, "pingpong: partner t%x is on no host of pvm_config\n",
+		tid);
 	die("partner placement", tid);
 }
 
@@ -242,18 +262,20 @@ static void check_partner_host(int tid, const char *host)
  * $PINGPONG_HOST (PvmTaskHost), e.g. another host of the virtual machine. */
 static int spawn_partner(const char *path, const char *route)
 {
-	char *argv[] = { "echo", (char *)route, NULL };
+	char *argv[] = {"echo", (char *)route, NULL};
 	const char *host = getenv("PINGPONG_HOST");
 	int tid = 0;
 	int n;
 
 	if (host && *host)
-		n = pvm_spawn((char *)path, argv, PvmTaskHost, (char *)host, 1, &tid);
+		n = pvm_spawn((char *)path, argv, PvmTaskHost, (char *)host, 1,
+			      &tid);
 	else
 		n = pvm_spawn((char *)path, argv, PvmTaskDefault, "", 1, &tid);
 	if (n != 1) {
-		fprintf(stderr, "pingpong: cannot spawn %s%s%s (%d, tid %d)\n", path,
-			host && *host ? " on " : "", host && *host ? host : "", n, tid);
+		fprintf(stderr, "pingpong: cannot spawn %s%s%s (%d, tid %d)\n",
+			path, host && *host ? " on " : "",
+			host && *host ? host : "", n, tid);
 		pvm_exit();
 		exit(1);
 	}
@@ -278,9 +300,11 @@ static void stop_partner(int tid)
 {
 	int cc, len, tag, src;
 
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_send(tid, TAG_END)) < 0)
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_send(tid, TAG_END)) < 0)
 		die("sending end", cc);
-	/* Wait for its exit notice so the next route starts from a clean state. */
+	/* Wait for its exit notice so the next route starts from a clean state.
+	 */
 	do {
 		if ((cc = pvm_recv(-1, -1)) < 0)
 			die("waiting for partner exit", cc);
@@ -321,7 +345,8 @@ static int select_sizes(char *arg)
 		long v = strtol(tok, &end, 10);
 		if (*end || v < 4 || v > MAXSIZE || v % 4 ||
 		    nsizes == (int)(sizeof sizes / sizeof sizes[0])) {
-			fprintf(stderr, "pingpong: bad size '%s' (multiples of 4 up to %d, at most 16)\n",
+			fprintf(stderr,
+				"pingpong: bad size '%s' (multiples of 4 up to %d, at most 16)\n",
 				tok, MAXSIZE);
 			return -1;
 		}
@@ -332,11 +357,12 @@ static int select_sizes(char *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pingpong [-t secs-per-cell] [-n maxreps] [-s partner-path]\n"
-			"                [-r pvmd,direct,default] [-m psend,Raw,InPlace,Default]\n"
-			"                [-z bytes,...] [-q]\n"
-			"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n"
-			"environment: PINGPONG_HOST=name spawns the partner on that host\n");
+	fprintf(stderr,
+		"usage: pingpong [-t secs-per-cell] [-n maxreps] [-s partner-path]\n"
+		"                [-r pvmd,direct,default] [-m psend,Raw,InPlace,Default]\n"
+		"                [-z bytes,...] [-q]\n"
+		"       pingpong echo pvmd|direct|default   (the partner; spawned by the master)\n"
+		"environment: PINGPONG_HOST=name spawns the partner on that host\n");
 	exit(2);
 }
 
@@ -344,13 +370,14 @@ int main(int argc, char **argv)
 {
 	char self[4096];
 	const char *path = NULL;
-	struct ctx c = { .maxreps = 3000, .budget_us = 0.5e6 };
-	static const char *const routes[] = { "pvmd", "direct", "default" };
-	int use_route[3] = { 1, 1, 0 }, use_method[M_COUNT] = { 1, 1, 1, 1 };
+	struct ctx c = {.maxreps = 3000, .budget_us = 0.5e6};
+	static const char *const routes[] = {"pvmd", "direct", "default"};
+	int use_route[3] = {1, 1, 0}, use_method[M_COUNT] = {1, 1, 1, 1};
 	int opt, quiet = 0;
 
 	if (argc == 3 && strcmp(argv[1], "echo") == 0 &&
-	    (!strcmp(argv[2], "pvmd") || !strcmp(argv[2], "direct") || !strcmp(argv[2], "default")))
+	    (!strcmp(argv[2], "pvmd") || !strcmp(argv[2], "direct") ||
+	     !strcmp(argv[2], "default")))
 		return echo_main(argv[2]);
 	while ((opt = getopt(argc, argv, "t:n:s:r:m:z:q")) != -1) {
 		switch (opt) {
@@ -363,21 +390,31 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'm':
-			if (select_names(optarg, method_name, M_COUNT, use_method) < 0)
+			if (select_names(optarg, method_name, M_COUNT,
+					 use_method) < 0)
 				usage();
 			break;
-		case 'q': quiet = 1; break;
-		case 't': c.budget_us = atof(optarg) * 1e6; break;
-		case 'n': c.maxreps = atoi(optarg); break;
-		case 's': path = optarg; break;
-		default: usage();
+		case 'q':
+			quiet = 1;
+			break;
+		case 't':
+			c.budget_us = atof(optarg) * 1e6;
+			break;
+		case 'n':
+			c.maxreps = atoi(optarg);
+			break;
+		case 's':
+			path = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || c.maxreps < MINREPS || c.budget_us <= 0)
 		usage();
 	if (!path) {
-		/* Spawn this very binary by absolute path: each side then runs with
-		 * the library it was linked against. */
+		/* Spawn this very binary by absolute path: each side then runs
+		 * with the library it was linked against. */
 		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 		if (n <= 0)
 			die("readlink /proc/self/exe", (int)n);
@@ -391,7 +428,8 @@ int main(int argc, char **argv)
 	int route0 = pvm_getopt(PvmRoute); /* the library's own choice */
 	c.out = aligned_alloc(4096, MAXSIZE);
 	c.in = aligned_alloc(4096, MAXSIZE);
-	c.times = malloc(sizeof *c.times * (c.maxreps > WARMUP ? c.maxreps : WARMUP));
+	c.times = malloc(sizeof *c.times *
+			 (c.maxreps > WARMUP ? c.maxreps : WARMUP));
 	if (!c.out || !c.in || !c.times)
 		die("malloc", 0);
 	for (int i = 0; i < MAXSIZE; i++)
@@ -405,7 +443,9 @@ int main(int argc, char **argv)
 	for (int r = 0; r < 3; r++) {
 		if (!use_route[r])
 			continue;
-		pvm_setopt(PvmRoute, r == 0 ? PvmDontRoute : r == 1 ? PvmRouteDirect : route0);
+		pvm_setopt(PvmRoute, r == 0   ? PvmDontRoute
+				     : r == 1 ? PvmRouteDirect
+					      : route0);
 		c.tid = spawn_partner(path, routes[r]);
 		for (int m = 0; m < M_COUNT; m++) {
 			if (!use_method[m])

@@ -31,10 +31,10 @@
 
 enum { TAG_CMD = 11, TAG_PING = 12, TAG_PONG = 13 };
 #define MAXSIZE (16 * 1024 * 1024)
-#define WARMUP 5
+#define WARMUP	5
 #define MINREPS 5
 
-static int sizes[16] = { 8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024 };
+static int sizes[16] = {8, 1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024};
 static int nsizes = 5;
 
 static void die(const char *what, int code)
@@ -55,7 +55,8 @@ static void send_bytes(const char *buf, int size, int peer, int tag)
 static void recv_bytes(char *buf, int size, int peer, int tag)
 {
 	MPI_Status st;
-	int cc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &st), len;
+	int cc = MPI_Recv(buf, size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &st),
+	    len;
 	if (cc != MPI_SUCCESS)
 		die("MPI_Recv", cc);
 	MPI_Get_count(&st, MPI_BYTE, &len);
@@ -70,7 +71,8 @@ static void echo_main(char *buf)
 
 	for (;;) {
 		MPI_Status st;
-		int cc = MPI_Recv(cmd, 2, MPI_INT, 0, TAG_CMD, MPI_COMM_WORLD, &st);
+		int cc = MPI_Recv(cmd, 2, MPI_INT, 0, TAG_CMD, MPI_COMM_WORLD,
+				  &st);
 		if (cc != MPI_SUCCESS)
 			die("MPI_Recv command", cc);
 		int size = cmd[0], reps = cmd[1];
@@ -96,7 +98,7 @@ struct ctx {
 /* Asks rank 1 for reps echoes and does them, timing each into times[]. */
 static void run_reps(struct ctx *c, int size, int reps)
 {
-	int cmd[2] = { size, reps };
+	int cmd[2] = {size, reps};
 	int cc = MPI_Send(cmd, 2, MPI_INT, 1, TAG_CMD, MPI_COMM_WORLD);
 	if (cc != MPI_SUCCESS)
 		die("MPI_Send command", cc);
@@ -128,7 +130,8 @@ static void measure(struct ctx *c, int size)
 		reps = c->maxreps;
 	run_reps(c, size, reps);
 	double half = median(c->times, reps) / 2;
-	printf("%-6s %-7s %9d %6d %12.2f %10.2f\n", "mpi", "Send", size, reps, half, size / half);
+	printf("%-6s %-7s %9d %6d %12.2f %10.2f\n", "mpi", "Send", size, reps,
+	       half, size / half);
 	fflush(stdout);
 }
 
@@ -148,7 +151,7 @@ static int select_sizes(char *arg)
 
 int main(int argc, char **argv)
 {
-	struct ctx c = { .maxreps = 3000, .budget_us = 0.5e6 };
+	struct ctx c = {.maxreps = 3000, .budget_us = 0.5e6};
 	int rank, nprocs, opt, quiet = 0, bad = 0;
 
 	MPI_Init(&argc, &argv);
@@ -156,25 +159,38 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 	while ((opt = getopt(argc, argv, "t:n:z:q")) != -1) {
 		switch (opt) {
-		case 't': c.budget_us = atof(optarg) * 1e6; break;
-		case 'n': c.maxreps = atoi(optarg); break;
-		case 'z': bad |= select_sizes(optarg) < 0; break;
-		case 'q': quiet = 1; break;
-		default: bad = 1;
+		case 't':
+			c.budget_us = atof(optarg) * 1e6;
+			break;
+		case 'n':
+			c.maxreps = atoi(optarg);
+			break;
+		case 'z':
+			bad |= select_sizes(optarg) < 0;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			bad = 1;
 		}
 	}
-	if (bad || optind != argc || c.maxreps < MINREPS || c.budget_us <= 0 || nprocs != 2) {
+	if (bad || optind != argc || c.maxreps < MINREPS || c.budget_us <= 0 ||
+	    nprocs != 2) {
 		if (rank == 0)
-			fprintf(stderr, "usage: mpirun -np 2 pingpong_mpi [-t secs-per-cell]"
-					" [-n maxreps] [-z bytes,...] [-q]\n"
-					"       (sizes: multiples of 4 up to %d)\n", MAXSIZE);
+			fprintf(stderr,
+				"usage: mpirun -np 2 pingpong_mpi [-t secs-per-cell]"
+				" [-n maxreps] [-z bytes,...] [-q]\n"
+				"       (sizes: multiples of 4 up to %d)\n",
+				MAXSIZE);
 		MPI_Finalize();
 		return 2;
 	}
 
 	c.out = aligned_alloc(4096, MAXSIZE);
 	c.in = aligned_alloc(4096, MAXSIZE);
-	c.times = malloc(sizeof *c.times * (c.maxreps > WARMUP ? c.maxreps : WARMUP));
+	c.times = malloc(sizeof *c.times *
+			 (c.maxreps > WARMUP ? c.maxreps : WARMUP));
 	if (!c.out || !c.in || !c.times)
 		die("malloc", 0);
 	for (int i = 0; i < MAXSIZE; i++)
@@ -195,7 +211,7 @@ int main(int argc, char **argv)
 		}
 		for (int s = 0; s < nsizes; s++)
 			measure(&c, sizes[s]);
-		int end[2] = { 0, 0 };
+		int end[2] = {0, 0};
 		MPI_Send(end, 2, MPI_INT, 1, TAG_CMD, MPI_COMM_WORLD);
 	}
 	free(c.out);

@@ -69,7 +69,8 @@ static double one_rep(char *self, int n, int *tids)
 	if (got != n) {
 		for (int i = 0; i < n; i++)
 			if (tids[i] < 0) {
-				fprintf(stderr, "spawn: task %d: error %d\n", i, tids[i]);
+				fprintf(stderr, "spawn: task %d: error %d\n", i,
+					tids[i]);
 				break;
 			}
 		die("pvm_spawn", got);
@@ -98,11 +99,18 @@ int main(int argc, char **argv)
 	int n = 16, reps = 11, quiet = 0, opt;
 	while ((opt = getopt(argc, argv, "n:r:q")) != -1) {
 		switch (opt) {
-		case 'n': n = atoi(optarg); break;
-		case 'r': reps = atoi(optarg); break;
-		case 'q': quiet = 1; break;
+		case 'n':
+			n = atoi(optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: spawn [-n tasks] [-r reps] [-q]\n");
+			fprintf(stderr,
+				"usage: spawn [-n tasks] [-r reps] [-q]\n");
 			return 2;
 		}
 	}

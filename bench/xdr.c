@@ -32,7 +32,7 @@
 
 #include <pvm3.h>
 
-#define WARMUP 3
+#define WARMUP	3
 #define MINREPS 5
 
 static double now(void)
@@ -157,17 +157,27 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "t:n:z:q")) != -1) {
 		switch (c) {
-		case 't': secs = atof(optarg); break;
-		case 'n': maxreps = atoi(optarg); break;
-		case 'z': bytes = (size_t)atol(optarg); break;
-		case 'q': quiet = 1; break;
+		case 't':
+			secs = atof(optarg);
+			break;
+		case 'n':
+			maxreps = atoi(optarg);
+			break;
+		case 'z':
+			bytes = (size_t)atol(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: xdr [-t secs] [-n maxreps] [-z bytes] [-q]\n");
+			fprintf(stderr,
+				"usage: xdr [-t secs] [-n maxreps] [-z bytes] [-q]\n");
 			return 2;
 		}
 	}
 	if (maxreps < MINREPS || bytes < 8 || bytes % 8 || bytes > (1u << 30)) {
-		fprintf(stderr, "xdr: bad -n or -z (bytes: a multiple of 8 up to 1 GiB)\n");
+		fprintf(stderr,
+			"xdr: bad -n or -z (bytes: a multiple of 8 up to 1 GiB)\n");
 		return 2;
 	}
 	pvm_setopt(PvmAutoErr, 0);
@@ -190,8 +200,10 @@ int main(int argc, char **argv)
 
 	if (!quiet)
 		printf("# enc type bytes reps pack_GB/s unpack_GB/s (medians)\n");
-	static const struct { int enc; const char *name; } encs[] = {
-		{PvmDataDefault, "Default"}, {PvmDataRaw, "Raw"}};
+	static const struct {
+		int enc;
+		const char *name;
+	} encs[] = {{PvmDataDefault, "Default"}, {PvmDataRaw, "Raw"}};
 	static const char *const tname[] = {"int", "double"};
 	for (int e = 0; e < 2; e++)
 		for (int t = T_INT; t <= T_DOUBLE; t++) {

@@ -54,9 +54,15 @@ int main(void)
 	 * multiples of 64 and 128 land on few home slots of a small table */
 	for (int i = 0; i < NKEYS; i++) {
 		switch (i % 3) {
-		case 0: keys[i] = (1 + i % 5) << 18 | (i + 1); break;
-		case 1: keys[i] = (i + 1) * 64; break;
-		default: keys[i] = -(i + 1) * 128; break;
+		case 0:
+			keys[i] = (1 + i % 5) << 18 | (i + 1);
+			break;
+		case 1:
+			keys[i] = (i + 1) * 64;
+			break;
+		default:
+			keys[i] = -(i + 1) * 128;
+			break;
 		}
 	}
 

@@ -168,7 +168,7 @@ static char **substitute(const struct alias *a, int argc, char **argv,
 	char *p = (char *)(v + n + 1);
 	for (int i = 0; i < n; i++) {
 		const char *w =
-		    i < a->nwords ? a->words[i] : argv[i - a->nwords + 1];
+			i < a->nwords ? a->words[i] : argv[i - a->nwords + 1];
 		v[i] = p;
 		p = stpcpy(p, w) + 1;
 	}

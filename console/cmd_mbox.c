@@ -22,11 +22,10 @@ int cmd_names(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		term_printf("<%s>:\n", c[i].mi_name);
 		for (int j = 0; j < c[i].mi_nentries; j++)
-			term_printf("\tindex=%d owner=0x%x/%d flags=0x%x\n",
-				    c[i].mi_indices[j],
-				    (unsigned)c[i].mi_owners[j],
-				    c[i].mi_owners[j],
-				    (unsigned)c[i].mi_flags[j]);
+			term_printf(
+				"\tindex=%d owner=0x%x/%d flags=0x%x\n",
+				c[i].mi_indices[j], (unsigned)c[i].mi_owners[j],
+				c[i].mi_owners[j], (unsigned)c[i].mi_flags[j]);
 		term_printf("\n");
 	}
 	return 0;
@@ -77,7 +76,8 @@ int mbox_reset_orphans(const char *name, int index)
 				continue;
 			if (nv == cap) {
 				cap = cap ? 2 * cap : 16;
-				struct orphan *nw = realloc(v, (size_t)cap * sizeof *v);
+				struct orphan *nw =
+					realloc(v, (size_t)cap * sizeof *v);
 				if (!nw)
 					goto out;
 				v = nw;

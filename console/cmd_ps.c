@@ -21,8 +21,8 @@ static const struct {
 	int bit;
 	const char *name;
 } task_flags[] = {
-    {0x100, "T"}, {0x80, "R"}, {0x40, "H"}, {0x20, "s"},
-    {0x10, "o"},  {0x8, "a"},  {0x4, "c"},  {0x2, "f"},
+	{0x100, "T"}, {0x80, "R"}, {0x40, "H"}, {0x20, "s"},
+	{0x10, "o"},  {0x8, "a"},  {0x4, "c"},	{0x2, "f"},
 };
 
 static void format_flags(int flag, char *buf, size_t size)
@@ -63,7 +63,7 @@ void ps_print_task(const struct pvmtaskinfo *t, int long_form,
 {
 	char hbuf[16], tidbuf[16], ptidbuf[16], flags[64];
 	const char *host =
-	    host_name(t->ti_host, hosts, nhost, hbuf, sizeof hbuf);
+		host_name(t->ti_host, hosts, nhost, hbuf, sizeof hbuf);
 
 	if (t->ti_tid == cons.mytid)
 		snprintf(tidbuf, sizeof tidbuf, "(cons)");

@@ -77,16 +77,16 @@ static int parse_signal(const char *s)
 		const char *name;
 		int num;
 	} names[] = {
-	    {"HUP", SIGHUP},	   {"INT", SIGINT},   {"QUIT", SIGQUIT},
-	    {"ILL", SIGILL},	   {"TRAP", SIGTRAP}, {"ABRT", SIGABRT},
-	    {"BUS", SIGBUS},	   {"FPE", SIGFPE},   {"KILL", SIGKILL},
-	    {"USR1", SIGUSR1},	   {"SEGV", SIGSEGV}, {"USR2", SIGUSR2},
-	    {"PIPE", SIGPIPE},	   {"ALRM", SIGALRM}, {"TERM", SIGTERM},
-	    {"CHLD", SIGCHLD},	   {"CONT", SIGCONT}, {"STOP", SIGSTOP},
-	    {"TSTP", SIGTSTP},	   {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},
-	    {"URG", SIGURG},	   {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ},
-	    {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
-	    {"IO", SIGIO},	   {"SYS", SIGSYS},
+		{"HUP", SIGHUP},       {"INT", SIGINT},	  {"QUIT", SIGQUIT},
+		{"ILL", SIGILL},       {"TRAP", SIGTRAP}, {"ABRT", SIGABRT},
+		{"BUS", SIGBUS},       {"FPE", SIGFPE},	  {"KILL", SIGKILL},
+		{"USR1", SIGUSR1},     {"SEGV", SIGSEGV}, {"USR2", SIGUSR2},
+		{"PIPE", SIGPIPE},     {"ALRM", SIGALRM}, {"TERM", SIGTERM},
+		{"CHLD", SIGCHLD},     {"CONT", SIGCONT}, {"STOP", SIGSTOP},
+		{"TSTP", SIGTSTP},     {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},
+		{"URG", SIGURG},       {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ},
+		{"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
+		{"IO", SIGIO},	       {"SYS", SIGSYS},
 	};
 	if (isdigit((unsigned char)*s)) {
 		char *end;

@@ -160,6 +160,7 @@ int cmd_later(int argc, char **argv)
 {
 	(void)argc;
 	term_printf("%s: not available yet (tracing comes with a later "
-		    "release)\n", argv[0]);
+		    "release)\n",
+		    argv[0]);
 	return -1;
 }

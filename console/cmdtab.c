@@ -14,115 +14,117 @@
 #include "pvm3.h"
 
 static const struct cmd commands[] = {
-    {"add", 1, -1, cmd_add, "Add hosts to virtual machine",
-     "Syntax:  add hostname ...\n"
-     "  or     add 'hostname <option>=<value>...' ...\n"
-     "(See man page for 'pvmd3' for valid host (file) options.)\n"},
-    {"alias", 0, -1, cmd_alias, "Define/list command aliases",
-     "Syntax:  alias [name command args ...]\n"},
-    {"conf", 0, 0, cmd_conf, "List virtual machine configuration",
-     "Syntax:  conf\n"
-     "Output fields:\n"
-     "  HOST    host name\n"
-     "  DTID    tid base of pvmd\n"
-     "  ARCH    host architecture\n"
-     "  SPEED   host relative speed\n"
-     "  DSIG    data signature (byte order and word sizes)\n"},
-    {"delete", 1, -1, cmd_delete, "Delete hosts from virtual machine",
-     "Syntax:  delete hostname ...\n"},
-    {"echo", 0, -1, cmd_echo, "Echo arguments", "Syntax:  echo [ arg ... ]\n"},
-    {"export", 0, -1, cmd_export,
-     "Add environment variables to spawn export list",
-     "Syntax:  export [ varname ... ]\n"},
-    {"getopt", 0, 1, cmd_getopt, "Display PVM options for the console task",
-     "Syntax:  getopt [ what ]\n"},
-    {"halt", 0, 0, cmd_halt, "Stop pvmds", "Syntax:  halt\n"},
-    {"help", 0, 1, cmd_help, "Print helpful information about a command",
-     "Syntax:  help [ command ]\n"},
-    {"id", 0, 0, cmd_id, "Print console task id", "Syntax:  id\n"},
-    {"jobs", 0, -1, cmd_jobs, "Display list of running jobs",
-     "Syntax:  jobs [ options ]\n"
-     "Options:  -l   give long listing\n"},
-    {"kill", 1, -1, cmd_kill, "Terminate tasks",
-     "Syntax:  kill [ options ] tid ...\n"
-     "Options:  -c   kill children of tid\n"},
-    {"mstat", 1, -1, cmd_mstat, "Show status of hosts",
-     "Syntax:  mstat name ...\n"},
-    {"names", 0, 1, cmd_names, "List message mailbox names",
-     "Syntax:  names [ pattern ]\n"},
-    {"ps", 0, 1, cmd_ps, "List tasks",
-     "Syntax:  ps [ -axh ]\n"
-     "Options:  -a       all hosts (default is local)\n"
-     "          -hhost   specific host tid\n"
-     "          -nhost   specific host name\n"
-     "          -l       long (show process id)\n"
-     "          -x       show all tasks (e.g. console and nulls)\n"
-     "Output fields:\n"
-     "  HOST    host name\n"
-     "  TID     task id\n"
-     "  PTID    parent task id\n"
-     "  PID     task process id\n"
-     "  FLAG    status\n"
-     "  COMMAND executable name\n"
-     "FLAG values:\n"
-     "  f   task process is child of pvmd\n"
-     "  c   task connected to pvmd\n"
-     "  a   task waiting authorization\n"
-     "  o   task connection being closed\n"
-     "  s   task needs too many shared pages, is deadlocked\n"
-     "  H   hoster task\n"
-     "  R   resource manager task\n"
-     "  T   tasker task\n"},
-    {"pstat", 1, -1, cmd_pstat, "Show status of tasks",
-     "Syntax:  pstat tid ...\n"},
-    {"put", 3, 3, cmd_put, "Add entry to message mailbox",
-     "Syntax:  put name flags\n"},
-    {"quit", 0, 0, cmd_quit, "Exit console", "Syntax:  quit\n"},
-    {"reset", 0, 3, cmd_reset, "Kill all tasks, delete leftover mboxes",
-     "Syntax:  reset\n"
-     "\n"
-     "reset info    Delete orphaned persistent mbox entries\n"
-     "Syntax:  reset info [ class [ index ] ]\n"},
-    {"setenv", 0, -1, cmd_setenv, "Display or set environment variables",
-     "Syntax:  setenv [ name [ value ] ]\n"},
-    {"setopt", 2, 2, cmd_setopt,
-     "Set PVM options - for the console task *only*!",
-     "Syntax:  setopt what value\n"},
-    {"sig", 2, -1, cmd_sig, "Send signal to task",
-     "Syntax:  sig signum task ...\n"},
-    {"spawn", 1, -1, cmd_spawn, "Spawn task",
-     "Syntax:  spawn [ options ] file [ arg ... ]\n"
-     "Options:  -(count)         number of tasks, default is 1\n"
-     "          -(host)          spawn on host, default is any\n"
-     "          -(host):(wd)     spawn on host, in directory 'wd'\n"
-     "          --host=(IP)      spawn on host with given IP addr\n"
-     "          --host=(IP):(wd) spawn on IP, in directory 'wd'\n"
-     "          -(ARCH)          spawn on hosts of ARCH\n"
-     "          -(ARCH):(wd)     spawn on hosts of ARCH, in 'wd'\n"
-     "          -:(wd)           spawn in working directory 'wd'\n"
-     "          -?               enable debugging\n"
-     "          ->               redirect job output to console\n"
-     "          ->(file)         redirect output of job to file\n"
-     "          ->>(file)        append output of job to file\n"
-     "          -@               trace job, output to terminal\n"
-     "          -@(file)         trace job, output to file\n"},
-    {"trace", 0, -1, cmd_later, "Set/display trace event mask",
-     "Syntax:  trace\n"
-     "         trace [+] name ...\n"
-     "         trace - name ...\n"
-     "         trace [+] *\n"
-     "         trace - *\n"
-     "         trace xpvm (default mask for XPVM display)\n"
-     "         trace buf nbytes\n"
-     "         trace buf\n"
-     "         trace opt < full | time | count >\n"
-     "         trace opt\n"},
-    {"unalias", 1, -1, cmd_unalias, "Undefine command alias",
-     "Syntax:  unalias name ...\n"},
-    {"unexport", 0, -1, cmd_unexport,
-     "Remove environment variables from spawn export list",
-     "Syntax:  unexport [ varname ... ]\n"},
-    {"version", 0, 0, cmd_version, "Show libpvm version", "Syntax:  version\n"},
+	{"add", 1, -1, cmd_add, "Add hosts to virtual machine",
+	 "Syntax:  add hostname ...\n"
+	 "  or     add 'hostname <option>=<value>...' ...\n"
+	 "(See man page for 'pvmd3' for valid host (file) options.)\n"},
+	{"alias", 0, -1, cmd_alias, "Define/list command aliases",
+	 "Syntax:  alias [name command args ...]\n"},
+	{"conf", 0, 0, cmd_conf, "List virtual machine configuration",
+	 "Syntax:  conf\n"
+	 "Output fields:\n"
+	 "  HOST    host name\n"
+	 "  DTID    tid base of pvmd\n"
+	 "  ARCH    host architecture\n"
+	 "  SPEED   host relative speed\n"
+	 "  DSIG    data signature (byte order and word sizes)\n"},
+	{"delete", 1, -1, cmd_delete, "Delete hosts from virtual machine",
+	 "Syntax:  delete hostname ...\n"},
+	{"echo", 0, -1, cmd_echo, "Echo arguments",
+	 "Syntax:  echo [ arg ... ]\n"},
+	{"export", 0, -1, cmd_export,
+	 "Add environment variables to spawn export list",
+	 "Syntax:  export [ varname ... ]\n"},
+	{"getopt", 0, 1, cmd_getopt, "Display PVM options for the console task",
+	 "Syntax:  getopt [ what ]\n"},
+	{"halt", 0, 0, cmd_halt, "Stop pvmds", "Syntax:  halt\n"},
+	{"help", 0, 1, cmd_help, "Print helpful information about a command",
+	 "Syntax:  help [ command ]\n"},
+	{"id", 0, 0, cmd_id, "Print console task id", "Syntax:  id\n"},
+	{"jobs", 0, -1, cmd_jobs, "Display list of running jobs",
+	 "Syntax:  jobs [ options ]\n"
+	 "Options:  -l   give long listing\n"},
+	{"kill", 1, -1, cmd_kill, "Terminate tasks",
+	 "Syntax:  kill [ options ] tid ...\n"
+	 "Options:  -c   kill children of tid\n"},
+	{"mstat", 1, -1, cmd_mstat, "Show status of hosts",
+	 "Syntax:  mstat name ...\n"},
+	{"names", 0, 1, cmd_names, "List message mailbox names",
+	 "Syntax:  names [ pattern ]\n"},
+	{"ps", 0, 1, cmd_ps, "List tasks",
+	 "Syntax:  ps [ -axh ]\n"
+	 "Options:  -a       all hosts (default is local)\n"
+	 "          -hhost   specific host tid\n"
+	 "          -nhost   specific host name\n"
+	 "          -l       long (show process id)\n"
+	 "          -x       show all tasks (e.g. console and nulls)\n"
+	 "Output fields:\n"
+	 "  HOST    host name\n"
+	 "  TID     task id\n"
+	 "  PTID    parent task id\n"
+	 "  PID     task process id\n"
+	 "  FLAG    status\n"
+	 "  COMMAND executable name\n"
+	 "FLAG values:\n"
+	 "  f   task process is child of pvmd\n"
+	 "  c   task connected to pvmd\n"
+	 "  a   task waiting authorization\n"
+	 "  o   task connection being closed\n"
+	 "  s   task needs too many shared pages, is deadlocked\n"
+	 "  H   hoster task\n"
+	 "  R   resource manager task\n"
+	 "  T   tasker task\n"},
+	{"pstat", 1, -1, cmd_pstat, "Show status of tasks",
+	 "Syntax:  pstat tid ...\n"},
+	{"put", 3, 3, cmd_put, "Add entry to message mailbox",
+	 "Syntax:  put name flags\n"},
+	{"quit", 0, 0, cmd_quit, "Exit console", "Syntax:  quit\n"},
+	{"reset", 0, 3, cmd_reset, "Kill all tasks, delete leftover mboxes",
+	 "Syntax:  reset\n"
+	 "\n"
+	 "reset info    Delete orphaned persistent mbox entries\n"
+	 "Syntax:  reset info [ class [ index ] ]\n"},
+	{"setenv", 0, -1, cmd_setenv, "Display or set environment variables",
+	 "Syntax:  setenv [ name [ value ] ]\n"},
+	{"setopt", 2, 2, cmd_setopt,
+	 "Set PVM options - for the console task *only*!",
+	 "Syntax:  setopt what value\n"},
+	{"sig", 2, -1, cmd_sig, "Send signal to task",
+	 "Syntax:  sig signum task ...\n"},
+	{"spawn", 1, -1, cmd_spawn, "Spawn task",
+	 "Syntax:  spawn [ options ] file [ arg ... ]\n"
+	 "Options:  -(count)         number of tasks, default is 1\n"
+	 "          -(host)          spawn on host, default is any\n"
+	 "          -(host):(wd)     spawn on host, in directory 'wd'\n"
+	 "          --host=(IP)      spawn on host with given IP addr\n"
+	 "          --host=(IP):(wd) spawn on IP, in directory 'wd'\n"
+	 "          -(ARCH)          spawn on hosts of ARCH\n"
+	 "          -(ARCH):(wd)     spawn on hosts of ARCH, in 'wd'\n"
+	 "          -:(wd)           spawn in working directory 'wd'\n"
+	 "          -?               enable debugging\n"
+	 "          ->               redirect job output to console\n"
+	 "          ->(file)         redirect output of job to file\n"
+	 "          ->>(file)        append output of job to file\n"
+	 "          -@               trace job, output to terminal\n"
+	 "          -@(file)         trace job, output to file\n"},
+	{"trace", 0, -1, cmd_later, "Set/display trace event mask",
+	 "Syntax:  trace\n"
+	 "         trace [+] name ...\n"
+	 "         trace - name ...\n"
+	 "         trace [+] *\n"
+	 "         trace - *\n"
+	 "         trace xpvm (default mask for XPVM display)\n"
+	 "         trace buf nbytes\n"
+	 "         trace buf\n"
+	 "         trace opt < full | time | count >\n"
+	 "         trace opt\n"},
+	{"unalias", 1, -1, cmd_unalias, "Undefine command alias",
+	 "Syntax:  unalias name ...\n"},
+	{"unexport", 0, -1, cmd_unexport,
+	 "Remove environment variables from spawn export list",
+	 "Syntax:  unexport [ varname ... ]\n"},
+	{"version", 0, 0, cmd_version, "Show libpvm version",
+	 "Syntax:  version\n"},
 };
 
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

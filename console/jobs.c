@@ -137,7 +137,7 @@ static struct task_out *task_add(struct job *j, int tid)
 	if (j->ntasks == j->cap) {
 		int ncap = j->cap ? 2 * j->cap : 4;
 		struct task_out *n =
-		    realloc(j->tasks, (size_t)ncap * sizeof *n);
+			realloc(j->tasks, (size_t)ncap * sizeof *n);
 		if (!n)
 			return NULL;
 		j->tasks = n;

@@ -29,7 +29,7 @@
 
 #include "pvm3.h"
 
-#define PROMPT "pvm> "
+#define PROMPT	     "pvm> "
 #define HISTORY_FILE ".pvm_history"
 #define HISTORY_KEEP 1000
 

@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 	int st = found ? list(argc, argv, found) : PvmNoMem;
 	pvm_exit();
 	if (st < 0) {
-		fprintf(stderr, "pvmgroups: cannot list the groups (error %d)\n",
-			st);
+		fprintf(stderr,
+			"pvmgroups: cannot list the groups (error %d)\n", st);
 		free(found);
 		return 1;
 	}

@@ -100,8 +100,8 @@ static int parse_opts(int argc, char **argv, struct spawn_opts *o)
 			o->where = opt + 6;
 		} else if (opt[0]) {
 			o->flags &= ~(PvmTaskHost | PvmTaskArch);
-			o->flags |=
-			    looks_like_arch(opt) ? PvmTaskArch : PvmTaskHost;
+			o->flags |= looks_like_arch(opt) ? PvmTaskArch
+							 : PvmTaskHost;
 			o->where = opt;
 		} else {
 			break; /* a lone "-": no file follows */

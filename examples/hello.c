@@ -25,8 +25,10 @@ int main(void)
 
 	n = pvm_spawn("hello_other", NULL, PvmTaskDefault, "", 1, &child);
 	if (n != 1) {
-		/* Either the call failed, or the tids array holds the error code. */
-		fprintf(stderr, "hello: cannot spawn hello_other (error %d)\n", n < 0 ? n : child);
+		/* Either the call failed, or the tids array holds the error
+		 * code. */
+		fprintf(stderr, "hello: cannot spawn hello_other (error %d)\n",
+			n < 0 ? n : child);
 		pvm_exit();
 		return 1;
 	}

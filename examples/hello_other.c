@@ -18,7 +18,8 @@ int main(void)
 	parent = pvm_parent();
 	if (parent < 0) {
 		/* Started from a shell instead of by hello. */
-		fprintf(stderr, "hello_other: no parent to greet (run hello instead)\n");
+		fprintf(stderr,
+			"hello_other: no parent to greet (run hello instead)\n");
 		pvm_exit();
 		return 1;
 	}

@@ -22,17 +22,23 @@
 
 #include <pvm3.h>
 
-#define N 1000          /* elements per array */
-#define MAXTASKS 32
-#define TIMEOUT_S 30    /* the first task gives up on a lap after this */
+#define N	  1000 /* elements per array */
+#define MAXTASKS  32
+#define TIMEOUT_S 30 /* the first task gives up on a lap after this */
 
-enum { TAG_SETUP = 1, TAG_TOKEN = 10, TAG_DONE = 20, TAG_FAIL = 21, TAG_EXIT = 22 };
+enum {
+	TAG_SETUP = 1,
+	TAG_TOKEN = 10,
+	TAG_DONE = 20,
+	TAG_FAIL = 21,
+	TAG_EXIT = 22
+};
 enum { LAP_DEFAULT, LAP_RAW, LAP_INPLACE, LAP_PSEND, NLAPS };
 
-static const char *const lap_name[NLAPS] = {
-	"PvmDataDefault", "PvmDataRaw", "PvmDataInPlace", "psend/precv"
-};
-static const int lap_encoding[NLAPS] = { PvmDataDefault, PvmDataRaw, PvmDataInPlace, -1 };
+static const char *const lap_name[NLAPS] = {"PvmDataDefault", "PvmDataRaw",
+					    "PvmDataInPlace", "psend/precv"};
+static const int lap_encoding[NLAPS] = {PvmDataDefault, PvmDataRaw,
+					PvmDataInPlace, -1};
 
 static const char token_text[] = "the token of the ring example";
 
@@ -41,14 +47,14 @@ struct token {
 	int ints[N];
 	unsigned uints[N];
 	short shorts[N];
-	long longs[N];      /* fit in 32 bits (XDR carries longs as 4 bytes); some
-	                     * are negative, whose sign PVM 3.4.6 loses in XDR */
+	long longs[N]; /* fit in 32 bits (XDR carries longs as 4 bytes); some
+			* are negative, whose sign PVM 3.4.6 loses in XDR */
 	float floats[N];
 	double doubles[N];
 	char bytes[N];
 	int strided[2 * N]; /* only the even elements travel (stride 2) */
 	char text[64];
-	double raw[N];      /* the psend lap's payload (raw[0] holds the hops) */
+	double raw[N]; /* the psend lap's payload (raw[0] holds the hops) */
 };
 
 /* The values every member expects. */
@@ -76,27 +82,41 @@ static const char *check(const struct token *got, int lap)
 	static struct token want;
 	fill(&want);
 	if (lap == LAP_PSEND)
-		return memcmp(got->raw + 1, want.raw + 1, (N - 1) * sizeof(double)) ? "doubles (psend)" : NULL;
-	if (memcmp(got->ints, want.ints, sizeof want.ints)) return "ints";
-	if (memcmp(got->uints, want.uints, sizeof want.uints)) return "unsigned ints";
-	if (memcmp(got->shorts, want.shorts, sizeof want.shorts)) return "shorts";
-	if (memcmp(got->longs, want.longs, sizeof want.longs)) return "longs";
-	if (memcmp(got->floats, want.floats, sizeof want.floats)) return "floats";
-	if (memcmp(got->doubles, want.doubles, sizeof want.doubles)) return "doubles";
-	if (memcmp(got->bytes, want.bytes, sizeof want.bytes)) return "bytes";
+		return memcmp(got->raw + 1, want.raw + 1,
+			      (N - 1) * sizeof(double))
+			       ? "doubles (psend)"
+			       : NULL;
+	if (memcmp(got->ints, want.ints, sizeof want.ints))
+		return "ints";
+	if (memcmp(got->uints, want.uints, sizeof want.uints))
+		return "unsigned ints";
+	if (memcmp(got->shorts, want.shorts, sizeof want.shorts))
+		return "shorts";
+	if (memcmp(got->longs, want.longs, sizeof want.longs))
+		return "longs";
+	if (memcmp(got->floats, want.floats, sizeof want.floats))
+		return "floats";
+	if (memcmp(got->doubles, want.doubles, sizeof want.doubles))
+		return "doubles";
+	if (memcmp(got->bytes, want.bytes, sizeof want.bytes))
+		return "bytes";
 	if (lap == LAP_INPLACE)
-		return NULL; /* in place: no strides, no strings (see pvm_initsend(3)) */
+		return NULL; /* in place: no strides, no strings (see
+				pvm_initsend(3)) */
 	for (int k = 0; k < N; k++)
 		if (got->strided[2 * k] != want.strided[2 * k])
 			return "ints packed with stride 2";
-	if (strcmp(got->text, want.text)) return "string";
+	if (strcmp(got->text, want.text))
+		return "string";
 	return NULL;
 }
 
 /* Values checked at each hop, for the report. */
 static int values_per_hop(int lap)
 {
-	return lap == LAP_PSEND ? N : lap == LAP_INPLACE ? 7 * N + 1 : 8 * N + 2;
+	return lap == LAP_PSEND	    ? N
+	       : lap == LAP_INPLACE ? 7 * N + 1
+				    : 8 * N + 2;
 }
 
 /* Sends the token to tid the lap's way.  Returns 0 or a PVM error code. */
@@ -110,13 +130,17 @@ static int send_token(struct token *t, int lap, int tid)
 	}
 	if ((cc = pvm_initsend(lap_encoding[lap])) < 0)
 		return cc;
-	if ((cc = pvm_pkint(&t->hops, 1, 1)) < 0 || (cc = pvm_pkint(t->ints, N, 1)) < 0 ||
-	    (cc = pvm_pkuint(t->uints, N, 1)) < 0 || (cc = pvm_pkshort(t->shorts, N, 1)) < 0 ||
-	    (cc = pvm_pklong(t->longs, N, 1)) < 0 || (cc = pvm_pkfloat(t->floats, N, 1)) < 0 ||
-	    (cc = pvm_pkdouble(t->doubles, N, 1)) < 0 || (cc = pvm_pkbyte(t->bytes, N, 1)) < 0)
+	if ((cc = pvm_pkint(&t->hops, 1, 1)) < 0 ||
+	    (cc = pvm_pkint(t->ints, N, 1)) < 0 ||
+	    (cc = pvm_pkuint(t->uints, N, 1)) < 0 ||
+	    (cc = pvm_pkshort(t->shorts, N, 1)) < 0 ||
+	    (cc = pvm_pklong(t->longs, N, 1)) < 0 ||
+	    (cc = pvm_pkfloat(t->floats, N, 1)) < 0 ||
+	    (cc = pvm_pkdouble(t->doubles, N, 1)) < 0 ||
+	    (cc = pvm_pkbyte(t->bytes, N, 1)) < 0)
 		return cc;
-	if (lap != LAP_INPLACE &&
-	    ((cc = pvm_pkint(t->strided, N, 2)) < 0 || (cc = pvm_pkstr(t->text)) < 0))
+	if (lap != LAP_INPLACE && ((cc = pvm_pkint(t->strided, N, 2)) < 0 ||
+				   (cc = pvm_pkstr(t->text)) < 0))
 		return cc;
 	return pvm_send(tid, TAG_TOKEN + lap);
 }
@@ -129,19 +153,24 @@ static int recv_token(struct token *t, int lap, int tid)
 
 	memset(t, 0, sizeof *t);
 	if (lap == LAP_PSEND) {
-		cc = pvm_precv(tid, TAG_TOKEN + lap, t->raw, N, PVM_DOUBLE, &src, &tag, &len);
+		cc = pvm_precv(tid, TAG_TOKEN + lap, t->raw, N, PVM_DOUBLE,
+			       &src, &tag, &len);
 		t->hops = (int)t->raw[0];
 		return cc < 0 ? cc : 0;
 	}
 	if ((cc = pvm_recv(tid, TAG_TOKEN + lap)) < 0)
 		return cc;
-	if ((cc = pvm_upkint(&t->hops, 1, 1)) < 0 || (cc = pvm_upkint(t->ints, N, 1)) < 0 ||
-	    (cc = pvm_upkuint(t->uints, N, 1)) < 0 || (cc = pvm_upkshort(t->shorts, N, 1)) < 0 ||
-	    (cc = pvm_upklong(t->longs, N, 1)) < 0 || (cc = pvm_upkfloat(t->floats, N, 1)) < 0 ||
-	    (cc = pvm_upkdouble(t->doubles, N, 1)) < 0 || (cc = pvm_upkbyte(t->bytes, N, 1)) < 0)
+	if ((cc = pvm_upkint(&t->hops, 1, 1)) < 0 ||
+	    (cc = pvm_upkint(t->ints, N, 1)) < 0 ||
+	    (cc = pvm_upkuint(t->uints, N, 1)) < 0 ||
+	    (cc = pvm_upkshort(t->shorts, N, 1)) < 0 ||
+	    (cc = pvm_upklong(t->longs, N, 1)) < 0 ||
+	    (cc = pvm_upkfloat(t->floats, N, 1)) < 0 ||
+	    (cc = pvm_upkdouble(t->doubles, N, 1)) < 0 ||
+	    (cc = pvm_upkbyte(t->bytes, N, 1)) < 0)
 		return cc;
-	if (lap != LAP_INPLACE &&
-	    ((cc = pvm_upkint(t->strided, N, 2)) < 0 || (cc = pvm_upkstr(t->text)) < 0))
+	if (lap != LAP_INPLACE && ((cc = pvm_upkint(t->strided, N, 2)) < 0 ||
+				   (cc = pvm_upkstr(t->text)) < 0))
 		return cc;
 	return 0;
 }
@@ -174,30 +203,39 @@ static int member(void)
 	const char *bad;
 
 	if (parent < 0) {
-		fprintf(stderr, "ring: -w is for the copies the first task spawns\n");
+		fprintf(stderr,
+			"ring: -w is for the copies the first task spawns\n");
 		pvm_exit();
 		return 1;
 	}
-	if ((cc = pvm_recv(parent, TAG_SETUP)) < 0 || (cc = pvm_upkint(&n, 1, 1)) < 0 ||
-	    n < 2 || n > MAXTASKS || (cc = pvm_upkint(tids, n, 1)) < 0)
+	if ((cc = pvm_recv(parent, TAG_SETUP)) < 0 ||
+	    (cc = pvm_upkint(&n, 1, 1)) < 0 || n < 2 || n > MAXTASKS ||
+	    (cc = pvm_upkint(tids, n, 1)) < 0)
 		member_fail(parent, "bad ring set-up (%d)", cc);
 	for (int i = 0; i < n; i++)
 		if (tids[i] == pvm_mytid())
 			me = i;
 	if (me < 1)
-		member_fail(parent, "t%x is not in the member list", pvm_mytid());
+		member_fail(parent, "t%x is not in the member list",
+			    pvm_mytid());
 	int prev = tids[me - 1], next = tids[(me + 1) % n];
 
 	for (int lap = 0; lap < NLAPS; lap++) {
 		if ((cc = recv_token(&t, lap, prev)) < 0)
-			member_fail(parent, "receiving the %s token: error %d", lap_name[lap], cc);
+			member_fail(parent, "receiving the %s token: error %d",
+				    lap_name[lap], cc);
 		if ((bad = check(&t, lap)) != NULL)
-			member_fail(parent, "the %s token arrived with wrong %s", lap_name[lap], bad);
+			member_fail(parent,
+				    "the %s token arrived with wrong %s",
+				    lap_name[lap], bad);
 		if (t.hops != me - 1)
-			member_fail(parent, "the %s token arrived after %d hops", lap_name[lap], t.hops);
+			member_fail(parent,
+				    "the %s token arrived after %d hops",
+				    lap_name[lap], t.hops);
 		t.hops++;
 		if ((cc = send_token(&t, lap, next)) < 0)
-			member_fail(parent, "passing the %s token on: error %d", lap_name[lap], cc);
+			member_fail(parent, "passing the %s token on: error %d",
+				    lap_name[lap], cc);
 	}
 	pvm_recv(parent, TAG_DONE);
 	pvm_exit();
@@ -219,7 +257,8 @@ static int wait_message(int *src)
 		usleep(1000);
 	}
 	if (bufid < 0 || (cc = pvm_bufinfo(bufid, &len, &tag, src)) < 0) {
-		fprintf(stderr, "ring: pvm_probe/pvm_bufinfo failed (error %d)\n",
+		fprintf(stderr,
+			"ring: pvm_probe/pvm_bufinfo failed (error %d)\n",
 			bufid < 0 ? bufid : cc);
 		return -2;
 	}
@@ -231,17 +270,23 @@ static void lap_failed(int lap, int tag, int src)
 {
 	char msg[256] = "";
 
-	if (tag == TAG_FAIL && pvm_recv(src, TAG_FAIL) > 0 && pvm_upkstr(msg) >= 0)
-		fprintf(stderr, "ring: lap %s failed at t%x: %s\n", lap_name[lap], src, msg);
+	if (tag == TAG_FAIL && pvm_recv(src, TAG_FAIL) > 0 &&
+	    pvm_upkstr(msg) >= 0)
+		fprintf(stderr, "ring: lap %s failed at t%x: %s\n",
+			lap_name[lap], src, msg);
 	else if (tag == TAG_EXIT)
-		fprintf(stderr, "ring: lap %s: a member exited before the token came back\n",
+		fprintf(stderr,
+			"ring: lap %s: a member exited before the token came back\n",
 			lap_name[lap]);
 	else if (tag == -1)
-		fprintf(stderr, "ring: lap %s: no token after %d s\n", lap_name[lap], TIMEOUT_S);
+		fprintf(stderr, "ring: lap %s: no token after %d s\n",
+			lap_name[lap], TIMEOUT_S);
 	else if (tag < 0)
-		fprintf(stderr, "ring: lap %s: cannot wait for the token\n", lap_name[lap]);
+		fprintf(stderr, "ring: lap %s: cannot wait for the token\n",
+			lap_name[lap]);
 	else
-		fprintf(stderr, "ring: lap %s: unexpected message (tag %d from t%x)\n",
+		fprintf(stderr,
+			"ring: lap %s: unexpected message (tag %d from t%x)\n",
 			lap_name[lap], tag, src);
 }
 
@@ -252,12 +297,15 @@ static int first(int n)
 	const char *bad;
 
 	tids[0] = pvm_mytid();
-	cc = pvm_spawn("ring", (char *[]){ "-w", NULL }, PvmTaskDefault, "", n - 1, tids + 1);
+	cc = pvm_spawn("ring", (char *[]){"-w", NULL}, PvmTaskDefault, "",
+		       n - 1, tids + 1);
 	if (cc != n - 1) {
-		/* On failure pvm_spawn returns an error code, or the number started
-		 * with the error code of the first one that failed after them. */
+		/* On failure pvm_spawn returns an error code, or the number
+		 * started with the error code of the first one that failed
+		 * after them. */
 		int err = cc < 0 ? cc : tids[1 + cc];
-		fprintf(stderr, "ring: spawned %d of %d copies of ring (error %d)\n",
+		fprintf(stderr,
+			"ring: spawned %d of %d copies of ring (error %d)\n",
 			cc < 0 ? 0 : cc, n - 1, err);
 		for (int i = 1; i <= cc; i++)
 			pvm_kill(tids[i]);
@@ -269,9 +317,12 @@ static int first(int n)
 		printf(" t%x", tids[i]);
 	printf("\n");
 
-	if ((cc = pvm_initsend(PvmDataDefault)) < 0 || (cc = pvm_pkint(&n, 1, 1)) < 0 ||
-	    (cc = pvm_pkint(tids, n, 1)) < 0 || (cc = pvm_mcast(tids + 1, n - 1, TAG_SETUP)) < 0) {
-		fprintf(stderr, "ring: sending the member list: error %d\n", cc);
+	if ((cc = pvm_initsend(PvmDataDefault)) < 0 ||
+	    (cc = pvm_pkint(&n, 1, 1)) < 0 ||
+	    (cc = pvm_pkint(tids, n, 1)) < 0 ||
+	    (cc = pvm_mcast(tids + 1, n - 1, TAG_SETUP)) < 0) {
+		fprintf(stderr, "ring: sending the member list: error %d\n",
+			cc);
 		return 1;
 	}
 
@@ -279,7 +330,9 @@ static int first(int n)
 		int src, tag;
 		fill(&t);
 		if ((cc = send_token(&t, lap, tids[1])) < 0) {
-			fprintf(stderr, "ring: sending the %s token: error %d\n", lap_name[lap], cc);
+			fprintf(stderr,
+				"ring: sending the %s token: error %d\n",
+				lap_name[lap], cc);
 			failed = 1;
 			break;
 		}
@@ -290,15 +343,18 @@ static int first(int n)
 			break;
 		}
 		if ((cc = recv_token(&t, lap, tids[n - 1])) < 0) {
-			fprintf(stderr, "ring: receiving the %s token: error %d\n", lap_name[lap], cc);
+			fprintf(stderr,
+				"ring: receiving the %s token: error %d\n",
+				lap_name[lap], cc);
 			failed = 1;
 		} else if ((bad = check(&t, lap)) != NULL || t.hops != n - 1) {
-			fprintf(stderr, "ring: the %s token came back with wrong %s\n", lap_name[lap],
-				bad ? bad : "hop count");
+			fprintf(stderr,
+				"ring: the %s token came back with wrong %s\n",
+				lap_name[lap], bad ? bad : "hop count");
 			failed = 1;
 		} else {
-			printf("lap %-15s %2d hops, %5d values checked at each: ok\n", lap_name[lap],
-			       n - 1, values_per_hop(lap));
+			printf("lap %-15s %2d hops, %5d values checked at each: ok\n",
+			       lap_name[lap], n - 1, values_per_hop(lap));
 		}
 	}
 
@@ -314,7 +370,9 @@ static int first(int n)
 	for (int gone = 0; gone < n - 1;) {
 		int src, tag = wait_message(&src);
 		if (tag < 0) {
-			fprintf(stderr, "ring: %d members did not report their exit\n", n - 1 - gone);
+			fprintf(stderr,
+				"ring: %d members did not report their exit\n",
+				n - 1 - gone);
 			failed = 1;
 			break;
 		}
@@ -333,8 +391,10 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "-w") == 0)
 		return member();
-	if (argc > 2 || (argc == 2 && ((n = atoi(argv[1])) < 2 || n > MAXTASKS))) {
-		fprintf(stderr, "usage: ring [ntasks]   (2..%d, default 4)\n", MAXTASKS);
+	if (argc > 2 ||
+	    (argc == 2 && ((n = atoi(argv[1])) < 2 || n > MAXTASKS))) {
+		fprintf(stderr, "usage: ring [ntasks]   (2..%d, default 4)\n",
+			MAXTASKS);
 		return 2;
 	}
 	if (pvm_mytid() < 0) {

@@ -28,22 +28,22 @@
 /* ---- task state (libpvm/tran owns enrollment; api/ reads it) ---- */
 
 struct lp_state {
-	int enrolled;     /* 1 once TM_CONNECT succeeded */
-	int mytid;        /* our tid */
-	int ptid;         /* parent tid, 0 if none */
-	int pflags;       /* TM_CONNECT flags (bit 1: parent set PvmNoSpawnParent) */
-	int hosttid;      /* tid of our pvmd (0x40000 on host 1) */
-	int ctx;          /* current context */
-	char *hostname;   /* our host's name */
-	char *arch;       /* our host's architecture */
+	int enrolled; /* 1 once TM_CONNECT succeeded */
+	int mytid;    /* our tid */
+	int ptid;     /* parent tid, 0 if none */
+	int pflags;  /* TM_CONNECT flags (bit 1: parent set PvmNoSpawnParent) */
+	int hosttid; /* tid of our pvmd (0x40000 on host 1) */
+	int ctx;     /* current context */
+	char *hostname; /* our host's name */
+	char *arch;	/* our host's architecture */
 
 	/* options (pvm_setopt); defaults as PVM 3.4.6 */
-	int route;        /* PvmRoute: PvmAllowDirect */
-	int fragsize;     /* PvmFragSize: 4080 */
-	int debugmask;    /* PvmDebugMask */
-	int resvtids;     /* PvmResvTids */
-	int showtids;     /* PvmShowTids: 1 */
-	int noreset;      /* PvmNoReset */
+	int route;     /* PvmRoute: PvmAllowDirect */
+	int fragsize;  /* PvmFragSize: 4080 */
+	int debugmask; /* PvmDebugMask */
+	int resvtids;  /* PvmResvTids */
+	int showtids;  /* PvmShowTids: 1 */
+	int noreset;   /* PvmNoReset */
 	/* output / trace destinations: for children, and for this task */
 	int outtid, outtag, outctx;
 	int selfouttid, selfouttag, selfoutctx;

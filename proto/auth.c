@@ -35,8 +35,8 @@ int auth_random(void *buf, size_t n)
 }
 
 void auth_mac(const uint8_t secret[AUTH_SECRET_LEN], const char *label,
-	      const uint8_t nc[AUTH_NONCE_LEN], const uint8_t na[AUTH_NONCE_LEN],
-	      uint8_t out[AUTH_MAC_LEN])
+	      const uint8_t nc[AUTH_NONCE_LEN],
+	      const uint8_t na[AUTH_NONCE_LEN], uint8_t out[AUTH_MAC_LEN])
 {
 	struct hmac_sha256_ctx h;
 
@@ -83,7 +83,8 @@ int auth_unhex(const char *s, uint8_t *out, size_t n)
 		int hi, lo;
 		/* s[2i] is checked before s[2i+1] is read: a short string
 		 * stops at its NUL. */
-		if ((hi = hexval(s[2 * i])) < 0 || (lo = hexval(s[2 * i + 1])) < 0)
+		if ((hi = hexval(s[2 * i])) < 0 ||
+		    (lo = hexval(s[2 * i + 1])) < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
@@ -118,9 +119,12 @@ int auth_secret_save(const char *path, const uint8_t s[AUTH_SECRET_LEN])
 	/* O_EXCL|O_NOFOLLOW: never write through a file or link someone
 	 * else put there; a leftover of a dead process with our pid is ours
 	 * to remove. */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = open(tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
 	if (fd < 0)
 		return -1;
 
@@ -128,8 +132,8 @@ int auth_secret_save(const char *path, const uint8_t s[AUTH_SECRET_LEN])
 	text[2 * AUTH_SECRET_LEN] = '\n';
 	/* fchmod: the umask may have taken bits off, never put any on, but
 	 * 0600 exactly is what auth_secret_load wants to see. */
-	if (fchmod(fd, 0600) < 0 || write_all(fd, text, 2 * AUTH_SECRET_LEN + 1) < 0 ||
-	    fsync(fd) < 0)
+	if (fchmod(fd, 0600) < 0 ||
+	    write_all(fd, text, 2 * AUTH_SECRET_LEN + 1) < 0 || fsync(fd) < 0)
 		goto fail;
 	explicit_bzero(text, sizeof text);
 	if (close(fd) < 0) {
@@ -167,7 +171,8 @@ int auth_secret_load(const char *path, uint8_t s[AUTH_SECRET_LEN])
 		return -1;
 	if (fstat(fd, &st) < 0)
 		goto fail;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
 		errno = EPERM;
 		goto fail;
 	}
@@ -188,7 +193,8 @@ int auth_secret_load(const char *path, uint8_t s[AUTH_SECRET_LEN])
 	if (len == 2 * AUTH_SECRET_LEN + 1 && text[len - 1] == '\n')
 		len--;
 	text[len] = '\0';
-	if (len != 2 * AUTH_SECRET_LEN || auth_unhex(text, s, AUTH_SECRET_LEN) < 0) {
+	if (len != 2 * AUTH_SECRET_LEN ||
+	    auth_unhex(text, s, AUTH_SECRET_LEN) < 0) {
 		explicit_bzero(text, sizeof text);
 		explicit_bzero(s, AUTH_SECRET_LEN);
 		errno = EINVAL;

@@ -21,19 +21,20 @@
 #include <stdint.h>
 
 #define AUTH_SECRET_LEN 32
-#define AUTH_NONCE_LEN 32
-#define AUTH_MAC_LEN 32
+#define AUTH_NONCE_LEN	32
+#define AUTH_MAC_LEN	32
 
 /* Fills buf with n random bytes (getrandom, retried on EINTR). 0 or -1. */
 int auth_random(void *buf, size_t n);
 
 /* out = HMAC-SHA256(secret, label || nc || na); label without its NUL. */
 void auth_mac(const uint8_t secret[AUTH_SECRET_LEN], const char *label,
-	      const uint8_t nc[AUTH_NONCE_LEN], const uint8_t na[AUTH_NONCE_LEN],
-	      uint8_t out[AUTH_MAC_LEN]);
+	      const uint8_t nc[AUTH_NONCE_LEN],
+	      const uint8_t na[AUTH_NONCE_LEN], uint8_t out[AUTH_MAC_LEN]);
 
 /* 1 if equal, else 0; time independent of the contents. */
-int auth_mac_equal(const uint8_t a[AUTH_MAC_LEN], const uint8_t b[AUTH_MAC_LEN]);
+int auth_mac_equal(const uint8_t a[AUTH_MAC_LEN],
+		   const uint8_t b[AUTH_MAC_LEN]);
 
 /* Writes secret s to `path` (mode 0600, via a temp file in the same
  * directory + rename, O_NOFOLLOW), as 64 hex digits and a newline.

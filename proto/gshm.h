@@ -23,20 +23,20 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define VMDIR_GSHM "groups.shm"
-#define GSHM_SLOTS 1024
+#define VMDIR_GSHM     "groups.shm"
+#define GSHM_SLOTS     1024
 #define GSHM_MAX_COUNT 0xffff /* larger barriers go through the pvmd */
 
 /* flags */
-#define GSHM_F_USED 0x1    /* the slot belongs to group `gid` */
-#define GSHM_F_FROZEN 0x2  /* pvm_freezegroup completed */
+#define GSHM_F_USED    0x1 /* the slot belongs to group `gid` */
+#define GSHM_F_FROZEN  0x2 /* pvm_freezegroup completed */
 #define GSHM_F_DEFUNCT 0x4 /* frozen, then a member left: barriers fail */
 
 struct gshm_slot {
 	_Atomic uint64_t state;
-	_Atomic int32_t gid;     /* id of the group using the slot, never 0 */
+	_Atomic int32_t gid; /* id of the group using the slot, never 0 */
 	_Atomic int32_t flags;
-	_Atomic int32_t members; /* the group's size */
+	_Atomic int32_t members;   /* the group's size */
 	_Atomic uint32_t sleepers; /* waiters in FUTEX_WAIT (or about to be) */
 	_Atomic uint64_t result[4];
 	uint8_t pad[64 - 8 - 16 - 32];

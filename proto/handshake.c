@@ -16,14 +16,19 @@ static const struct expect {
 	int reply;
 	const char *wrong, *malformed;
 } expect[2][2] = {
-	[HS_CONNECTOR] = {
-		{WIRE_DM_HELLO, 1, "not a DM_HELLO reply", "malformed DM_HELLO reply"},
-		{WIRE_DM_AUTH, 1, "not a DM_AUTH reply", "malformed DM_AUTH reply"},
-	},
-	[HS_ACCEPTOR] = {
-		{WIRE_DM_HELLO, 0, "not a DM_HELLO", "malformed DM_HELLO"},
-		{WIRE_DM_AUTH, 0, "not a DM_AUTH", "malformed DM_AUTH"},
-	},
+	[HS_CONNECTOR] =
+		{
+			{WIRE_DM_HELLO, 1, "not a DM_HELLO reply",
+			 "malformed DM_HELLO reply"},
+			{WIRE_DM_AUTH, 1, "not a DM_AUTH reply",
+			 "malformed DM_AUTH reply"},
+		},
+	[HS_ACCEPTOR] =
+		{
+			{WIRE_DM_HELLO, 0, "not a DM_HELLO",
+			 "malformed DM_HELLO"},
+			{WIRE_DM_AUTH, 0, "not a DM_AUTH", "malformed DM_AUTH"},
+		},
 };
 
 /* ---- payloads: big-endian i32 and "bytes" (u32 length, the bytes) ---- */
@@ -67,7 +72,8 @@ static int get_32(struct wire_rd *r, uint8_t out[32])
 /* ---- MACs ---- */
 
 /* out = auth_mac(key, "<who>[-ticket]-<side>", nc, na). */
-static void mac(const struct hs *hs, const char *side, uint8_t out[AUTH_MAC_LEN])
+static void mac(const struct hs *hs, const char *side,
+		uint8_t out[AUTH_MAC_LEN])
 {
 	char label[64];
 	snprintf(label, sizeof label, "%s%s-%s", hs->conf.who,
@@ -186,7 +192,8 @@ static enum hs_result accept_auth(struct hs *hs, struct wire_rd *r,
 		return fail(hs, HS_E_FRAME, "malformed DM_AUTH");
 	mac(hs, "connector", want);
 	if (!auth_mac_equal(got, want))
-		return fail(hs, HS_E_MAC, hs->ticket ? "wrong ticket" : "wrong secret");
+		return fail(hs, HS_E_MAC,
+			    hs->ticket ? "wrong ticket" : "wrong secret");
 	if (hs->ticket)
 		wrap(hs, hs->secret); /* unwraps: the same XOR */
 	msg_init(out, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY);
@@ -220,7 +227,8 @@ static enum hs_result connect_hello(struct hs *hs, const struct wire_hdr *h,
 		return HS_FAILED;
 	mac(hs, "acceptor", want);
 	if (!auth_mac_equal(got, want))
-		return fail(hs, HS_E_MAC, hs->ticket ? "wrong ticket" : "wrong secret");
+		return fail(hs, HS_E_MAC,
+			    hs->ticket ? "wrong ticket" : "wrong secret");
 	mac(hs, "connector", want);
 	msg_init(out, WIRE_DM_AUTH, WIRE_F_CTRL);
 	put_32(out, want);
@@ -296,8 +304,10 @@ enum hs_result hs_step(struct hs *hs, const struct wire_hdr *h,
 {
 	out->tag = 0;
 	if (hs->state != S_HELLO && hs->state != S_AUTH)
-		return fail(hs, HS_E_FRAME, hs->state == S_START
-			    ? "a frame before DM_HELLO" : "a frame after the handshake");
+		return fail(hs, HS_E_FRAME,
+			    hs->state == S_START
+				    ? "a frame before DM_HELLO"
+				    : "a frame after the handshake");
 	int auth = hs->state == S_AUTH;
 	const struct expect *e = &expect[hs->conf.role][auth];
 	if (!(h->flags & WIRE_F_CTRL) || h->tag != e->tag ||
@@ -312,7 +322,8 @@ enum hs_result hs_step(struct hs *hs, const struct wire_hdr *h,
 	struct wire_rd r;
 	wire_rd_init(&r, payload, h->len);
 	if (hs->conf.role == HS_ACCEPTOR)
-		return auth ? accept_auth(hs, &r, out) : accept_hello(hs, h, &r, out);
+		return auth ? accept_auth(hs, &r, out)
+			    : accept_hello(hs, h, &r, out);
 	return auth ? connect_auth(hs, &r) : connect_hello(hs, h, &r, out);
 }
 

@@ -64,7 +64,7 @@ enum hs_fail {
 
 /* A frame to send; its header is the caller's. */
 struct hs_msg {
-	int32_t tag;    /* WIRE_DM_HELLO or WIRE_DM_AUTH; 0: nothing to send */
+	int32_t tag;	/* WIRE_DM_HELLO or WIRE_DM_AUTH; 0: nothing to send */
 	uint16_t flags; /* WIRE_F_CTRL, with WIRE_F_REPLY on the acceptor's */
 	uint32_t len;
 	uint8_t payload[HS_PAYLOAD_MAX];
@@ -72,16 +72,16 @@ struct hs_msg {
 
 /* The key callback's answers; a negative PVM status refuses too, and an
  * acceptor tells the peer that status. */
-#define HS_GO 0
+#define HS_GO	0
 #define HS_DROP 1 /* refused: close without a word */
 
 struct hs;
 
 struct hs_conf {
 	enum hs_role role;
-	const char *who;  /* the labels' first word: "pvmd" or "task" */
-	int32_t self;     /* our id, as our DM_HELLO or its reply carries it */
-	int32_t peer;     /* connector: the id the acceptor must name */
+	const char *who; /* the labels' first word: "pvmd" or "task" */
+	int32_t self;	 /* our id, as our DM_HELLO or its reply carries it */
+	int32_t peer;	 /* connector: the id the acceptor must name */
 	/* acceptor: a DM_HELLO that names an id outside is malformed (both
 	 * 0: any id) */
 	int32_t peer_min, peer_max;
@@ -97,18 +97,18 @@ struct hs_conf {
 	 * the key set before is used. */
 	int (*key)(struct hs *hs, const struct wire_hdr *h);
 	int (*random)(void *buf, size_t n); /* nonces; NULL: auth_random */
-	void *arg;                          /* the caller's */
+	void *arg;			    /* the caller's */
 };
 
 struct hs {
 	struct hs_conf conf;
-	int state;              /* private to handshake.c */
+	int state; /* private to handshake.c */
 	int keyed;
-	int ticket;             /* keyed with a start ticket */
-	int32_t peer;           /* the peer's id, once known */
+	int ticket;   /* keyed with a start ticket */
+	int32_t peer; /* the peer's id, once known */
 	enum hs_fail fail;
-	int32_t status;         /* the refusal's status, if it had one */
-	const char *why;        /* a failure in words */
+	int32_t status;	 /* the refusal's status, if it had one */
+	const char *why; /* a failure in words */
 	uint8_t key[AUTH_SECRET_LEN];
 	/* a ticket's link: the VM secret the connector hands over, and
 	 * (once HS_DONE) the one the acceptor received, for the caller to

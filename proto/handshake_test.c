@@ -24,15 +24,24 @@
  *   mac(k, label) = hmac.new(k, label + NC + NA, hashlib.sha256).digest()
  *   wrapped = S ^ mac(T, b"pvmd-secret-wrap")
  */
-#define NC_HEX "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-#define NA_HEX "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-#define TASK_ACC "3fb671e7b8e611c85e2100b48a6f48f8d74b0ff8da16d49f6263f7ebcbbaad61"
-#define TASK_CON "a98b06350b181b41a72f7e2741f958155795ef25f53608fba31a4adda98c2577"
-#define PVMD_ACC "76dc97f336ad0f147a7eac42ac38a569832cc8927dc68fa6a11f81da5f910ef8"
-#define PVMD_CON "8d8e4c4b0f2d9f477eb5cda652aa6bab987523c46c37ec96d3f0248098a4016a"
-#define TICKET_ACC "c091f40f2b73ca41574d41a5ed0b6234cad65734e279df1c5335b8cc3e920030"
-#define TICKET_CON "12038be2ae2eaae0f4aaddd91d77acde1d2141214c687e5e1e9e3d45a965ab56"
-#define WRAPPED "4984dd6d0b0ec5bbd9cf6b353f59b25581657acc40ce6a626d850687e099561e"
+#define NC_HEX                                                                 \
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+#define NA_HEX                                                                 \
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+#define TASK_ACC                                                               \
+	"3fb671e7b8e611c85e2100b48a6f48f8d74b0ff8da16d49f6263f7ebcbbaad61"
+#define TASK_CON                                                               \
+	"a98b06350b181b41a72f7e2741f958155795ef25f53608fba31a4adda98c2577"
+#define PVMD_ACC                                                               \
+	"76dc97f336ad0f147a7eac42ac38a569832cc8927dc68fa6a11f81da5f910ef8"
+#define PVMD_CON                                                               \
+	"8d8e4c4b0f2d9f477eb5cda652aa6bab987523c46c37ec96d3f0248098a4016a"
+#define TICKET_ACC                                                             \
+	"c091f40f2b73ca41574d41a5ed0b6234cad65734e279df1c5335b8cc3e920030"
+#define TICKET_CON                                                             \
+	"12038be2ae2eaae0f4aaddd91d77acde1d2141214c687e5e1e9e3d45a965ab56"
+#define WRAPPED                                                                \
+	"4984dd6d0b0ec5bbd9cf6b353f59b25581657acc40ce6a626d850687e099561e"
 #define LEN32 "00000020"
 
 /* the tasks' tids: the connector on host 2, the acceptor on host 1 */
@@ -84,7 +93,8 @@ static int payload_is(const struct hs_msg *m, const char *hex)
 	return 1;
 }
 
-static int is_msg(const struct hs_msg *m, int32_t tag, uint16_t flags, const char *hex)
+static int is_msg(const struct hs_msg *m, int32_t tag, uint16_t flags,
+		  const char *hex)
 {
 	return m->tag == tag && m->flags == flags && payload_is(m, hex);
 }
@@ -93,8 +103,12 @@ static int is_msg(const struct hs_msg *m, int32_t tag, uint16_t flags, const cha
 static enum hs_result pass(struct hs *to, const struct hs_msg *m, int32_t src,
 			   int32_t dst, struct hs_msg *out)
 {
-	struct wire_hdr h = {.len = m->len, .flags = WIRE_F_FIRST | WIRE_F_LAST | m->flags,
-			     .src = src, .dst = dst, .tag = m->tag, .total = m->len};
+	struct wire_hdr h = {.len = m->len,
+			     .flags = WIRE_F_FIRST | WIRE_F_LAST | m->flags,
+			     .src = src,
+			     .dst = dst,
+			     .tag = m->tag,
+			     .total = m->len};
 	return hs_step(to, &h, m->payload, out);
 }
 
@@ -110,10 +124,17 @@ static int zero(const uint8_t *p, size_t n)
 
 static void task_pair(struct hs *con, struct hs *acc)
 {
-	struct hs_conf c = {.role = HS_CONNECTOR, .who = "task", .self = TID_C,
-			    .peer = TID_A, .tids = 1, .random = rand_nc};
-	struct hs_conf a = {.role = HS_ACCEPTOR, .who = "task", .self = TID_A,
-			    .tids = 1, .random = rand_na};
+	struct hs_conf c = {.role = HS_CONNECTOR,
+			    .who = "task",
+			    .self = TID_C,
+			    .peer = TID_A,
+			    .tids = 1,
+			    .random = rand_nc};
+	struct hs_conf a = {.role = HS_ACCEPTOR,
+			    .who = "task",
+			    .self = TID_A,
+			    .tids = 1,
+			    .random = rand_na};
 	hs_init(con, &c);
 	hs_use_secret(con, S);
 	hs_init(acc, &a);
@@ -153,10 +174,18 @@ static void pvmd_pair(struct hs *con, struct hs *acc,
 		      int (*ckey)(struct hs *, const struct wire_hdr *),
 		      int (*akey)(struct hs *, const struct wire_hdr *))
 {
-	struct hs_conf c = {.role = HS_CONNECTOR, .who = "pvmd", .self = 1, .peer = 2,
-			    .key = ckey, .random = rand_nc};
-	struct hs_conf a = {.role = HS_ACCEPTOR, .who = "pvmd", .self = 2,
-			    .peer_min = 1, .peer_max = 4095, .key = akey,
+	struct hs_conf c = {.role = HS_CONNECTOR,
+			    .who = "pvmd",
+			    .self = 1,
+			    .peer = 2,
+			    .key = ckey,
+			    .random = rand_nc};
+	struct hs_conf a = {.role = HS_ACCEPTOR,
+			    .who = "pvmd",
+			    .self = 2,
+			    .peer_min = 1,
+			    .peer_max = 4095,
+			    .key = akey,
 			    .random = rand_na};
 	hs_init(con, &c);
 	hs_init(acc, &a);
@@ -206,24 +235,29 @@ static void test_task_exchange(void)
 
 	task_pair(&con, &acc);
 	ok(hs_start(&con, &m1) == HS_SEND &&
-	   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL, "00000002" "00080007" LEN32 NC_HEX),
+		   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL,
+			  "00000002"
+			  "00080007" LEN32 NC_HEX),
 	   "task connector: DM_HELLO with version 2, its tid and nc");
 	ok(pass(&acc, &m1, TID_C, TID_A, &m2) == HS_SEND && acc.peer == TID_C &&
-	   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
-		  "00000000" "00040005" LEN32 NA_HEX LEN32 TASK_ACC),
+		   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"
+			  "00040005" LEN32 NA_HEX LEN32 TASK_ACC),
 	   "task acceptor: DM_HELLO reply 0, its tid, na, HMAC(S, task-acceptor|nc|na)");
 	ok(pass(&con, &m2, TID_A, TID_C, &m3) == HS_SEND &&
-	   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL, LEN32 TASK_CON),
+		   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL, LEN32 TASK_CON),
 	   "task connector: DM_AUTH with HMAC(S, task-connector|nc|na)");
 	ok(pass(&acc, &m3, TID_C, TID_A, &m4) == HS_DONE &&
-	   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY, "00000000"),
+		   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"),
 	   "task acceptor: done, DM_AUTH reply 0");
 	ok(pass(&con, &m4, TID_A, TID_C, &m5) == HS_DONE && m5.tag == 0,
 	   "task connector: done, nothing more to send");
 	ok(zero(con.key, sizeof con.key) && zero(acc.key, sizeof acc.key),
 	   "the keys are wiped once done");
-	ok(pass(&acc, &m3, TID_C, TID_A, &m4) == HS_FAILED && acc.fail == HS_E_FRAME &&
-	   m4.tag == 0, "a frame after the handshake is refused");
+	ok(pass(&acc, &m3, TID_C, TID_A, &m4) == HS_FAILED &&
+		   acc.fail == HS_E_FRAME && m4.tag == 0,
+	   "a frame after the handshake is refused");
 }
 
 static void test_pvmd_exchange(void)
@@ -233,20 +267,25 @@ static void test_pvmd_exchange(void)
 
 	pvmd_pair(&con, &acc, NULL, NULL);
 	ok(hs_start(&con, &m1) == HS_SEND &&
-	   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL, "00000002" "00000001" LEN32 NC_HEX),
+		   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL,
+			  "00000002"
+			  "00000001" LEN32 NC_HEX),
 	   "pvmd connector: DM_HELLO with its host number");
 	/* pvmds do not check the header's tids */
 	ok(pass(&acc, &m1, 0x40000, 0, &m2) == HS_SEND && acc.peer == 1 &&
-	   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
-		  "00000000" "00000002" LEN32 NA_HEX LEN32 PVMD_ACC),
+		   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"
+			  "00000002" LEN32 NA_HEX LEN32 PVMD_ACC),
 	   "pvmd acceptor: HMAC(S, pvmd-acceptor|nc|na)");
 	ok(pass(&con, &m2, 0, 0, &m3) == HS_SEND &&
-	   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL, LEN32 PVMD_CON),
+		   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL, LEN32 PVMD_CON),
 	   "pvmd connector: HMAC(S, pvmd-connector|nc|na)");
 	ok(pass(&acc, &m3, 0, 0, &m4) == HS_DONE && !acc.ticket &&
-	   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY, "00000000"),
+		   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"),
 	   "pvmd acceptor: done");
-	ok(pass(&con, &m4, 0, 0, &m5) == HS_DONE && m5.tag == 0, "pvmd connector: done");
+	ok(pass(&con, &m4, 0, 0, &m5) == HS_DONE && m5.tag == 0,
+	   "pvmd connector: done");
 }
 
 static void test_ticket_exchange(void)
@@ -257,20 +296,25 @@ static void test_ticket_exchange(void)
 	pvmd_pair(&con, &acc, con_ticket, acc_ticket);
 	hs_start(&con, &m1);
 	ok(pass(&acc, &m1, 0, 0, &m2) == HS_SEND && acc.ticket &&
-	   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
-		  "00000000" "00000002" LEN32 NA_HEX LEN32 TICKET_ACC),
+		   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"
+			  "00000002" LEN32 NA_HEX LEN32 TICKET_ACC),
 	   "ticket acceptor: HMAC(T, pvmd-ticket-acceptor|nc|na)");
 	ok(pass(&con, &m2, 0, 0, &m3) == HS_SEND &&
-	   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL, LEN32 TICKET_CON LEN32 WRAPPED),
+		   is_msg(&m3, WIRE_DM_AUTH, WIRE_F_CTRL,
+			  LEN32 TICKET_CON LEN32 WRAPPED),
 	   "ticket connector: DM_AUTH carries its MAC and S ^ HMAC(T, pvmd-secret-wrap|nc|na)");
 	ok(pass(&acc, &m3, 0, 0, &m4) == HS_DONE &&
-	   memcmp(acc.secret, S, sizeof S) == 0 &&
-	   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY, "00000000"),
+		   memcmp(acc.secret, S, sizeof S) == 0 &&
+		   is_msg(&m4, WIRE_DM_AUTH, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "00000000"),
 	   "ticket acceptor: done, with the secret unwrapped");
-	ok(pass(&con, &m4, 0, 0, &m5) == HS_DONE && zero(con.secret, sizeof con.secret),
+	ok(pass(&con, &m4, 0, 0, &m5) == HS_DONE &&
+		   zero(con.secret, sizeof con.secret),
 	   "ticket connector: done, its copy of the secret wiped");
 	hs_wipe(&acc);
-	ok(zero(acc.secret, sizeof acc.secret), "hs_wipe wipes the secret received");
+	ok(zero(acc.secret, sizeof acc.secret),
+	   "hs_wipe wipes the secret received");
 
 	/* the wrapped secret is covered by nothing but the ticket: a DM_AUTH
 	 * with the MAC but without it is malformed */
@@ -299,7 +343,8 @@ static void test_wrong_key(void)
 	task_pair(&con, &acc);
 	hs_use_secret(&acc, other);
 	run(&con, &acc, 2, m);
-	ok(refuses(&con, &m[1], HS_E_MAC) && strcmp(con.why, "wrong secret") == 0,
+	ok(refuses(&con, &m[1], HS_E_MAC) &&
+		   strcmp(con.why, "wrong secret") == 0,
 	   "connector: an acceptor with another secret is refused: \"wrong secret\"");
 	ok(zero(con.key, sizeof con.key), "the key is wiped on failure");
 
@@ -324,12 +369,14 @@ static void test_tampered(void)
 		task_run(&con, &acc, 3, m);
 		m[2].payload[4 + at] ^= 0x10;
 		ok(refuses(&acc, &m[2], HS_E_MAC),
-		   "acceptor: mac_c with byte %d changed is refused, unanswered", at);
+		   "acceptor: mac_c with byte %d changed is refused, unanswered",
+		   at);
 	}
 	/* the nonce the MAC covers, changed on the way */
 	task_run(&con, &acc, 2, m);
 	m[1].payload[12] ^= 1;
-	ok(refuses(&con, &m[1], HS_E_MAC), "connector: na changed on the way is refused");
+	ok(refuses(&con, &m[1], HS_E_MAC),
+	   "connector: na changed on the way is refused");
 }
 
 static void test_reflect_replay(void)
@@ -365,8 +412,8 @@ static void test_reflect_replay(void)
 
 static void test_malformed(void)
 {
-	static const char *const name[4] = {"DM_HELLO", "DM_HELLO reply", "DM_AUTH",
-					    "DM_AUTH reply"};
+	static const char *const name[4] = {"DM_HELLO", "DM_HELLO reply",
+					    "DM_AUTH", "DM_AUTH reply"};
 	struct hs con, acc;
 	struct hs_msg m[4];
 
@@ -374,19 +421,21 @@ static void test_malformed(void)
 		struct hs *to = i % 2 ? &con : &acc;
 		task_run(&con, &acc, i + 1, m);
 		m[i].len--;
-		ok(refuses(to, &m[i], HS_E_FRAME), "a truncated %s is refused", name[i]);
+		ok(refuses(to, &m[i], HS_E_FRAME), "a truncated %s is refused",
+		   name[i]);
 		task_run(&con, &acc, i + 1, m);
 		m[i].payload[m[i].len++] = 0;
-		ok(refuses(to, &m[i], HS_E_FRAME), "a %s with a byte too many is refused",
-		   name[i]);
+		ok(refuses(to, &m[i], HS_E_FRAME),
+		   "a %s with a byte too many is refused", name[i]);
 	}
 	task_run(&con, &acc, 1, m);
-	m[0].payload[11] = 31; /* a nonce of 31 bytes, then one byte left over */
+	m[0].payload[11] =
+		31; /* a nonce of 31 bytes, then one byte left over */
 	ok(refuses(&acc, &m[0], HS_E_FRAME), "a nonce of 31 bytes is refused");
 	task_run(&con, &acc, 1, m);
 	m[0].len = HS_PAYLOAD_MAX + 1;
-	ok(refuses(&acc, &m[0], HS_E_FRAME), "a DM_HELLO over %d bytes is refused",
-	   HS_PAYLOAD_MAX);
+	ok(refuses(&acc, &m[0], HS_E_FRAME),
+	   "a DM_HELLO over %d bytes is refused", HS_PAYLOAD_MAX);
 	task_run(&con, &acc, 1, m);
 	m[0].len = 0;
 	ok(refuses(&acc, &m[0], HS_E_FRAME), "an empty DM_HELLO is refused");
@@ -395,10 +444,12 @@ static void test_malformed(void)
 	pvmd_pair(&con, &acc, NULL, NULL);
 	run(&con, &acc, 1, m);
 	memcpy(m[0].payload + 4, "\0\0\0\0", 4);
-	ok(refuses(&acc, &m[0], HS_E_FRAME), "pvmd acceptor: host number 0 is refused");
+	ok(refuses(&acc, &m[0], HS_E_FRAME),
+	   "pvmd acceptor: host number 0 is refused");
 	pvmd_pair(&con, &acc, NULL, NULL);
 	memcpy(m[0].payload + 4, "\0\0\x10\0", 4);
-	ok(refuses(&acc, &m[0], HS_E_FRAME), "pvmd acceptor: host number 4096 is refused");
+	ok(refuses(&acc, &m[0], HS_E_FRAME),
+	   "pvmd acceptor: host number 4096 is refused");
 }
 
 static void test_order(void)
@@ -408,12 +459,14 @@ static void test_order(void)
 
 	task_run(&con, &acc, 4, f); /* one frame of each kind */
 	task_pair(&con, &acc);
-	ok(refuses(&acc, &f[2], HS_E_FRAME), "acceptor: DM_AUTH before DM_HELLO is refused");
+	ok(refuses(&acc, &f[2], HS_E_FRAME),
+	   "acceptor: DM_AUTH before DM_HELLO is refused");
 	task_pair(&con, &acc);
 	ok(refuses(&acc, &f[1], HS_E_FRAME),
 	   "acceptor: a DM_HELLO reply instead of DM_HELLO is refused");
 	task_pair(&con, &acc);
-	ok(refuses(&con, &f[1], HS_E_FRAME), "connector: a frame before its DM_HELLO is refused");
+	ok(refuses(&con, &f[1], HS_E_FRAME),
+	   "connector: a frame before its DM_HELLO is refused");
 	task_run(&con, &acc, 1, m);
 	ok(refuses(&con, &f[3], HS_E_FRAME),
 	   "connector: the DM_AUTH reply before the DM_HELLO reply is refused");
@@ -421,13 +474,15 @@ static void test_order(void)
 	ok(refuses(&con, &m[0], HS_E_FRAME),
 	   "connector: its own DM_HELLO reflected back is refused");
 	task_run(&con, &acc, 2, m);
-	ok(refuses(&acc, &m[0], HS_E_FRAME), "acceptor: a second DM_HELLO is refused");
+	ok(refuses(&acc, &m[0], HS_E_FRAME),
+	   "acceptor: a second DM_HELLO is refused");
 	task_run(&con, &acc, 1, m);
 	m[0].flags = 0;
 	ok(refuses(&acc, &m[0], HS_E_FRAME),
 	   "acceptor: a data frame instead of DM_HELLO is refused");
 	task_pair(&con, &acc);
-	ok(hs_start(&acc, &m[0]) == HS_FAILED && m[0].tag == 0, "an acceptor cannot start");
+	ok(hs_start(&acc, &m[0]) == HS_FAILED && m[0].tag == 0,
+	   "an acceptor cannot start");
 	task_run(&con, &acc, 1, m);
 	ok(hs_start(&con, &m[0]) == HS_FAILED, "a connector starts once");
 }
@@ -441,25 +496,31 @@ static void test_refusals(void)
 
 	task_run(&con, &acc, 1, m);
 	m[0].payload[3] = 1; /* version 1 */
-	ok(pass(&acc, &m[0], TID_C, TID_A, &out) == HS_FAILED && acc.fail == HS_E_VERSION &&
-	   is_msg(&out, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY, "ffffffe6"),
+	ok(pass(&acc, &m[0], TID_C, TID_A, &out) == HS_FAILED &&
+		   acc.fail == HS_E_VERSION &&
+		   is_msg(&out, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "ffffffe6"),
 	   "acceptor: another version is answered PvmBadVersion and refused");
 	ok(refuses(&con, &out, HS_E_VERSION) && con.status == PvmBadVersion,
 	   "connector: PvmBadVersion is a version mismatch");
 
 	/* tids: each frame from the tid DM_HELLO names, to the other */
 	task_run(&con, &acc, 1, m);
-	ok(pass(&acc, &m[0], TID_C, TID_A + 1, &out) == HS_FAILED && acc.fail == HS_E_FRAME &&
-	   out.tag == 0 && strcmp(acc.why, "bad tid") == 0,
+	ok(pass(&acc, &m[0], TID_C, TID_A + 1, &out) == HS_FAILED &&
+		   acc.fail == HS_E_FRAME && out.tag == 0 &&
+		   strcmp(acc.why, "bad tid") == 0,
 	   "acceptor: a DM_HELLO for another tid is refused unanswered");
 	task_run(&con, &acc, 1, m);
-	ok(pass(&acc, &m[0], TID_C + 1, TID_A, &out) == HS_FAILED && acc.fail == HS_E_FRAME,
+	ok(pass(&acc, &m[0], TID_C + 1, TID_A, &out) == HS_FAILED &&
+		   acc.fail == HS_E_FRAME,
 	   "acceptor: a DM_HELLO whose src is not the tid it names is refused");
 	task_run(&con, &acc, 2, m);
-	ok(pass(&con, &m[1], TID_A + 1, TID_C, &out) == HS_FAILED && con.fail == HS_E_FRAME,
+	ok(pass(&con, &m[1], TID_A + 1, TID_C, &out) == HS_FAILED &&
+		   con.fail == HS_E_FRAME,
 	   "connector: a DM_HELLO reply from another tid is refused");
 	task_run(&con, &acc, 3, m);
-	ok(pass(&acc, &m[2], TID_C, TID_A + 1, &out) == HS_FAILED && acc.fail == HS_E_FRAME,
+	ok(pass(&acc, &m[2], TID_C, TID_A + 1, &out) == HS_FAILED &&
+		   acc.fail == HS_E_FRAME,
 	   "acceptor: a DM_AUTH for another tid is refused");
 	task_run(&con, &acc, 2, m);
 	m[1].payload[7] ^= 1;
@@ -470,13 +531,15 @@ static void test_refusals(void)
 	pvmd_pair(&con, &acc, NULL, refuse_syserr);
 	run(&con, &acc, 2, m);
 	ok(acc.fail == HS_E_REFUSED && strcmp(acc.why, "not now") == 0 &&
-	   is_msg(&m[1], WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY, "fffffff2"),
+		   is_msg(&m[1], WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
+			  "fffffff2"),
 	   "acceptor: a refusal with a status is answered with it");
 	ok(refuses(&con, &m[1], HS_E_REFUSED) && con.status == PvmSysErr,
 	   "connector: the acceptor's refusal ends it");
 	pvmd_pair(&con, &acc, NULL, refuse_drop);
 	run(&con, &acc, 1, m);
-	ok(refuses(&acc, &m[0], HS_E_REFUSED) && strcmp(acc.why, "not you") == 0,
+	ok(refuses(&acc, &m[0], HS_E_REFUSED) &&
+		   strcmp(acc.why, "not you") == 0,
 	   "acceptor: HS_DROP refuses without a word");
 	pvmd_pair(&con, &acc, refuse_drop, NULL);
 	run(&con, &acc, 2, m);
@@ -484,21 +547,26 @@ static void test_refusals(void)
 	   "connector: its key callback may refuse the acceptor");
 
 	/* no key at all */
-	struct hs_conf a = {.role = HS_ACCEPTOR, .who = "task", .self = TID_A,
+	struct hs_conf a = {.role = HS_ACCEPTOR,
+			    .who = "task",
+			    .self = TID_A,
 			    .random = rand_na};
 	task_run(&con, &acc, 1, m);
 	hs_init(&acc, &a);
-	ok(refuses(&acc, &m[0], HS_E_REFUSED), "an acceptor without a key refuses");
+	ok(refuses(&acc, &m[0], HS_E_REFUSED),
+	   "an acceptor without a key refuses");
 
 	/* no random bytes */
 	task_pair(&con, &acc);
 	no_random = 1;
-	ok(hs_start(&con, &m[0]) == HS_FAILED && con.fail == HS_E_RANDOM && m[0].tag == 0,
+	ok(hs_start(&con, &m[0]) == HS_FAILED && con.fail == HS_E_RANDOM &&
+		   m[0].tag == 0,
 	   "connector: no random bytes, no DM_HELLO");
 	no_random = 0;
 	task_run(&con, &acc, 1, m);
 	no_random = 1;
-	ok(refuses(&acc, &m[0], HS_E_RANDOM), "acceptor: no random bytes, no answer");
+	ok(refuses(&acc, &m[0], HS_E_RANDOM),
+	   "acceptor: no random bytes, no answer");
 	no_random = 0;
 }
 

@@ -63,8 +63,9 @@ void shmseg_mark_dead(int tid)
 	struct stat st;
 	if (fstat(fd, &st) == 0 && st.st_uid == getuid() &&
 	    (uint64_t)st.st_size >= sizeof(struct shmseg_hdr)) {
-		struct shmseg_hdr *h = mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE,
-					    MAP_SHARED, fd, 0);
+		struct shmseg_hdr *h =
+			mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, 0);
 		if (h != MAP_FAILED) {
 			if (h->magic == SHMSEG_MAGIC && h->tid == tid)
 				atomic_store(&h->dead, 1);

@@ -14,7 +14,8 @@
  * The sender publishes a record with a release store of its `pos` word
  * (then of head, which only says how far the ring is filled); the owner
  * takes the record at its tail after an acquire load of that word and
- * frees the room with a release store of tail.  No lock, no system call while the owner polls.
+ * frees the room with a release store of tail.  No lock, no system call while
+ * the owner polls.
  *
  * Wake-up: before it sleeps the owner stores sleeping = 1 (seq_cst) and
  * looks at every ring once more; a sender stores pos, issues a seq_cst
@@ -28,25 +29,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHMSEG_MAGIC 0x314d48534d565050ULL /* "PPVMSHM1" */
+#define SHMSEG_MAGIC   0x314d48534d565050ULL /* "PPVMSHM1" */
 #define SHMSEG_VERSION 6
-#define SHMSEG_LINE 64
+#define SHMSEG_LINE    64
 #define SHMSEG_MAXSLOT 1024
 
 /* `inflight` of a slot: the seq of a message being streamed, with one of
  * these bits (docs/shm.md, "Leaving in the middle of a message"). */
 #define SHMSEG_STREAMING (1ULL << 32)
 #define SHMSEG_ABANDONED (1ULL << 33)
-#define SHMSEG_READING (1ULL << 34)   /* the owner copies a REF's body,
-					* or the rest of a stream */
+#define SHMSEG_READING                                                         \
+	(1ULL << 34) /* the owner copies a REF's body,                         \
+		      * or the rest of a stream */
 /* A stream the owner may pull (slot->pull_addr set): the bytes the sender
  * has taken for records so far, from this bit on (docs/shm.md, "Pulling
  * the rest of a stream").  Such streams are below SHMSEG_PULL_MAX bytes. */
 #define SHMSEG_OFF_SHIFT 35
-#define SHMSEG_PULL_MAX ((1ULL << (64 - SHMSEG_OFF_SHIFT)) - 1)
+#define SHMSEG_PULL_MAX	 ((1ULL << (64 - SHMSEG_OFF_SHIFT)) - 1)
 /* `ref_ack`: the owner's answer to a REF record */
-#define SHMSEG_REF_DONE (1ULL << 32)
-#define SHMSEG_REF_FAIL (1ULL << 33)
+#define SHMSEG_REF_DONE	 (1ULL << 32)
+#define SHMSEG_REF_FAIL	 (1ULL << 33)
 
 /* Posted receive (docs/shm.md, "Large messages into a waiting
  * pvm_precv"): the low byte of pr_state. */
@@ -55,31 +57,37 @@ enum { SHMSEG_PR_IDLE, SHMSEG_PR_POSTED, SHMSEG_PR_CLAIMED, SHMSEG_PR_DONE };
  * claimed a posting offers the owner to stream the message through the
  * bounce area (STREAM), or a part of the copy (OFFERED; docs/shm.md,
  * "Streaming through the bounce area", "Splitting the copy"). */
-enum { SHMSEG_OF_NONE, SHMSEG_OF_OFFERED, SHMSEG_OF_RECV_TAKEN,
-       SHMSEG_OF_RECV_DONE, SHMSEG_OF_RECV_FAILED, SHMSEG_OF_SENDER_TAKEN,
-       SHMSEG_OF_STREAM };
+enum {
+	SHMSEG_OF_NONE,
+	SHMSEG_OF_OFFERED,
+	SHMSEG_OF_RECV_TAKEN,
+	SHMSEG_OF_RECV_DONE,
+	SHMSEG_OF_RECV_FAILED,
+	SHMSEG_OF_SENDER_TAKEN,
+	SHMSEG_OF_STREAM
+};
 
 /* The bounce area of an inbox (docs/shm.md, "Streaming through the
  * bounce area"): SHMSEG_BOUNCE_N chunks of SHMSEG_BOUNCE_CHUNK bytes, a
  * pipeline from the sender that claimed the posting to the owner. */
 #define SHMSEG_BOUNCE_CHUNK (64u << 10)
-#define SHMSEG_BOUNCE_N 8u
+#define SHMSEG_BOUNCE_N	    8u
 
 struct shmseg_hdr {
 	/* line 0: written once by the owner at creation */
 	uint64_t magic;
 	uint32_t version;
-	int32_t tid;       /* owner */
+	int32_t tid; /* owner */
 	int32_t pid;
-	int32_t efd;       /* the owner's eventfd (a number in its fd table) */
+	int32_t efd; /* the owner's eventfd (a number in its fd table) */
 	uint32_t nslot;
-	uint32_t ringsize; /* bytes per ring, a power of two */
-	uint64_t slot_off; /* offset of slot[0] */
-	uint64_t ring_off; /* offset of ring 0 */
-	uint64_t size;     /* bytes in the object */
+	uint32_t ringsize;		/* bytes per ring, a power of two */
+	uint64_t slot_off;		/* offset of slot[0] */
+	uint64_t ring_off;		/* offset of ring 0 */
+	uint64_t size;			/* bytes in the object */
 	uint8_t pad0[SHMSEG_LINE - 56]; /* the bounce area follows the rings */
 	/* line 1: flags read by senders */
-	_Atomic int32_t dead;     /* set by the pvmd when the owner is gone */
+	_Atomic int32_t dead;	  /* set by the pvmd when the owner is gone */
 	_Atomic int32_t sleeping; /* the owner may block: wake it */
 	uint8_t pad1[SHMSEG_LINE - 8];
 	/* line 2: posted receive: the owner waits in pvm_precv for a message
@@ -88,11 +96,11 @@ struct shmseg_hdr {
 	 * posting, so a sender's CAS never claims a later one. */
 	_Atomic uint32_t pr_state;
 	int32_t pr_src, pr_tag, pr_ctx; /* filter (-1: any) */
-	uint64_t pr_addr, pr_len;       /* the owner's buffer */
-	int32_t pr_gotsrc, pr_gottag;   /* filled in by the sender */
+	uint64_t pr_addr, pr_len;	/* the owner's buffer */
+	int32_t pr_gotsrc, pr_gottag;	/* filled in by the sender */
 	uint64_t pr_gotlen;
 	uint32_t pr_gotseq;
-	_Atomic int32_t pr_spid;        /* pid of the sender that claimed */
+	_Atomic int32_t pr_spid; /* pid of the sender that claimed */
 	int32_t pr_gotenc;
 	uint8_t pad2[SHMSEG_LINE - 60];
 	/* line 3: the offer of a part of the copy: the owner copies of_len
@@ -121,10 +129,10 @@ struct shmseg_hdr {
 
 struct shmseg_slot {
 	/* line 0: identity and rarely written words */
-	_Atomic int32_t sender;     /* tid of the sender, 0: free */
-	_Atomic int32_t spid;       /* its pid */
-	_Atomic int32_t sefd;       /* its eventfd number (for want_space) */
-	_Atomic int32_t closed;     /* the sender left: free once drained */
+	_Atomic int32_t sender;	    /* tid of the sender, 0: free */
+	_Atomic int32_t spid;	    /* its pid */
+	_Atomic int32_t sefd;	    /* its eventfd number (for want_space) */
+	_Atomic int32_t closed;	    /* the sender left: free once drained */
 	_Atomic int32_t want_space; /* the sender sleeps with data queued */
 	_Atomic uint32_t delivered; /* last seq the owner took from this slot */
 	_Atomic uint64_t inflight;  /* seq | STREAMING / ABANDONED /
@@ -168,7 +176,7 @@ struct shmseg_rec {
 	 * place before publishing, so stale bytes there never pass. */
 	_Atomic uint64_t pos;
 	uint32_t kind;
-	uint32_t len;   /* payload bytes in this record */
+	uint32_t len; /* payload bytes in this record */
 	int32_t tag, ctx;
 	uint32_t seq;
 	int32_t enc;

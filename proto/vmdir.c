@@ -17,7 +17,8 @@ static int vmid_ok(const char *s)
 	for (; *s; s++) {
 		char c = *s;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
 			return 0;
 	}
 	return 1;
@@ -34,7 +35,8 @@ int vmdir_path(char *buf, size_t n)
 	if (vmid && *vmid) {
 		if (!vmid_ok(vmid))
 			return -1;
-		r = snprintf(buf, n, "%s/pvm.%u.%s", tmp, (unsigned)getuid(), vmid);
+		r = snprintf(buf, n, "%s/pvm.%u.%s", tmp, (unsigned)getuid(),
+			     vmid);
 	} else {
 		r = snprintf(buf, n, "%s/pvm.%u", tmp, (unsigned)getuid());
 	}
@@ -72,18 +74,21 @@ int vmdir_create(char *err, size_t errlen)
 {
 	char dir[512];
 	if (vmdir_path(dir, sizeof dir) < 0) {
-		snprintf(err, errlen,
-			 "bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')");
+		snprintf(
+			err, errlen,
+			"bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')");
 		return -1;
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		snprintf(err, errlen, "cannot create %s: %s", dir,
+			 strerror(errno));
 		return -1;
 	}
 	if (dir_is_private(dir) < 0) {
-		snprintf(err, errlen,
-			 "%s exists but is not a private directory of this user (mode 0700); refusing to use it",
-			 dir);
+		snprintf(
+			err, errlen,
+			"%s exists but is not a private directory of this user (mode 0700); refusing to use it",
+			dir);
 		return -1;
 	}
 	return 0;

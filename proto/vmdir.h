@@ -16,10 +16,10 @@
 
 #include <stddef.h>
 
-#define VMDIR_SOCK "pvmd.sock"
-#define VMDIR_LOCK "pvmd.lock"
-#define VMDIR_PID "pvmd.pid"
-#define VMDIR_LOG "pvmd.log"
+#define VMDIR_SOCK   "pvmd.sock"
+#define VMDIR_LOCK   "pvmd.lock"
+#define VMDIR_PID    "pvmd.pid"
+#define VMDIR_LOG    "pvmd.log"
 #define VMDIR_SECRET "secret"
 
 /* Writes the directory's path.  Returns 0, or -1 if PVM_VMID holds

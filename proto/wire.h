@@ -33,8 +33,8 @@
 
 /* Header flags. */
 #define WIRE_F_FIRST 0x1 /* first frame of a message: `total` is valid */
-#define WIRE_F_LAST 0x2  /* last frame of a message */
-#define WIRE_F_CTRL 0x4  /* control frame: tag is a WIRE_TM_* code */
+#define WIRE_F_LAST  0x2 /* last frame of a message */
+#define WIRE_F_CTRL  0x4 /* control frame: tag is a WIRE_TM_* code */
 /* Between pvmds only: this control frame is a reply (a request forwarded
  * for a task is answered with dst = that task; see docs/hosts.md).  A
  * pvmd clears it before handing a reply to a task. */
@@ -42,14 +42,14 @@
 #define WIRE_F_KNOWN (WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL | WIRE_F_REPLY)
 
 /* Tid layout (PVM 3.4): host number in bits 18-29, task part in 0-17. */
-#define WIRE_TID_HOST_MASK 0x3ffc0000
+#define WIRE_TID_HOST_MASK  0x3ffc0000
 #define WIRE_TID_HOST_SHIFT 18
-#define WIRE_TID_TASK_MASK 0x0003ffff
-#define WIRE_TID_MCAST 0x40000000
-#define WIRE_TID_DAEMON 0x80000000u
+#define WIRE_TID_TASK_MASK  0x0003ffff
+#define WIRE_TID_MCAST	    0x40000000
+#define WIRE_TID_DAEMON	    0x80000000u
 /* Source tid the pvmd puts on messages it generates for tasks (notifies,
  * output), as the reference does: the daemon bit alone. */
-#define WIRE_TID_PVMD_SRC ((int32_t)WIRE_TID_DAEMON)
+#define WIRE_TID_PVMD_SRC   ((int32_t)WIRE_TID_DAEMON)
 
 /* A pvmd's address: the daemon bit, maybe a host part, no task part
  * (0x80000000 alone is the source of the messages a pvmd makes). */
@@ -64,16 +64,17 @@ static inline int32_t wire_host_tid(int hostno)
 }
 
 struct wire_hdr {
-	uint32_t len;   /* payload bytes in this frame */
+	uint32_t len;	/* payload bytes in this frame */
 	uint16_t flags; /* WIRE_F_* */
-	uint16_t enc;   /* encoding of the message body (PvmData*) */
-	int32_t dst;    /* destination tid */
-	int32_t src;    /* source tid */
-	int32_t tag;    /* message tag, or WIRE_TM_* code for control */
-	int32_t ctx;    /* message context */
-	uint32_t seq;   /* per (src,dst) message number from 1; 0 = unordered */
-	uint32_t wid;   /* control: request id echoed in the reply */
-	uint64_t total; /* with WIRE_F_FIRST: payload bytes of the whole message */
+	uint16_t enc;	/* encoding of the message body (PvmData*) */
+	int32_t dst;	/* destination tid */
+	int32_t src;	/* source tid */
+	int32_t tag;	/* message tag, or WIRE_TM_* code for control */
+	int32_t ctx;	/* message context */
+	uint32_t seq;	/* per (src,dst) message number from 1; 0 = unordered */
+	uint32_t wid;	/* control: request id echoed in the reply */
+	uint64_t total; /* with WIRE_F_FIRST: payload bytes of the whole message
+			 */
 };
 
 void wire_hdr_encode(const struct wire_hdr *h, uint8_t out[WIRE_HDR_SIZE]);
@@ -105,25 +106,25 @@ enum wire_tm {
 	WIRE_TM_SIBLINGS = 13, /* tids started by the same spawn call */
 	WIRE_TM_SETOPT = 14,   /* tell the pvmd a task option it acts on */
 	WIRE_TM_NORESETS = 15, /* tasks that set PvmNoReset */
-	WIRE_TM_MBOX_PUT = 16,  /* pvm_putinfo: store a message in the mailbox */
-	WIRE_TM_MBOX_GET = 17,  /* pvm_recvinfo: read (maybe wait for) one */
-	WIRE_TM_MBOX_DEL = 18,  /* pvm_delinfo */
-	WIRE_TM_MBOX_LIST = 19, /* pvm_getmboxinfo */
-	WIRE_TM_GS_JOIN = 20,   /* pvm_joingroup */
-	WIRE_TM_GS_LEAVE = 21,  /* pvm_lvgroup */
-	WIRE_TM_GS_INFO = 22,   /* one group's members (gsize, gettid...) */
+	WIRE_TM_MBOX_PUT = 16, /* pvm_putinfo: store a message in the mailbox */
+	WIRE_TM_MBOX_GET = 17, /* pvm_recvinfo: read (maybe wait for) one */
+	WIRE_TM_MBOX_DEL = 18, /* pvm_delinfo */
+	WIRE_TM_MBOX_LIST = 19,	 /* pvm_getmboxinfo */
+	WIRE_TM_GS_JOIN = 20,	 /* pvm_joingroup */
+	WIRE_TM_GS_LEAVE = 21,	 /* pvm_lvgroup */
+	WIRE_TM_GS_INFO = 22,	 /* one group's members (gsize, gettid...) */
 	WIRE_TM_GS_BARRIER = 23, /* pvm_barrier: held until released */
-	WIRE_TM_GS_FREEZE = 24, /* pvm_freezegroup: held until all called */
-	WIRE_TM_GS_LIST = 25,   /* every group (pvmgroups) */
-	WIRE_TM_GS_EVENT = 26,  /* pvmd -> task, unasked: a group it looked
-				 * up (TM_GS_INFO) has changed */
-	WIRE_TM_ADDHOST = 27,   /* pvm_addhosts (handled by the master) */
-	WIRE_TM_DELHOST = 28,   /* pvm_delhosts (handled by the master) */
-	WIRE_TM_HOSTSYNC = 29,  /* pvm_hostsync: a host's clock */
-	WIRE_TM_ROUTEADDR = 30, /* TCP address of a task's direct-route
-				 * listener (PvmRouteDirect across hosts) */
-	WIRE_TM_REGHOSTER = 31, /* pvm_reg_hoster: i32 on -> i32 status
-				 * (the master's pvmd; docs/hosts.md) */
+	WIRE_TM_GS_FREEZE = 24,	 /* pvm_freezegroup: held until all called */
+	WIRE_TM_GS_LIST = 25,	 /* every group (pvmgroups) */
+	WIRE_TM_GS_EVENT = 26,	 /* pvmd -> task, unasked: a group it looked
+				  * up (TM_GS_INFO) has changed */
+	WIRE_TM_ADDHOST = 27,	 /* pvm_addhosts (handled by the master) */
+	WIRE_TM_DELHOST = 28,	 /* pvm_delhosts (handled by the master) */
+	WIRE_TM_HOSTSYNC = 29,	 /* pvm_hostsync: a host's clock */
+	WIRE_TM_ROUTEADDR = 30,	 /* TCP address of a task's direct-route
+				  * listener (PvmRouteDirect across hosts) */
+	WIRE_TM_REGHOSTER = 31,	 /* pvm_reg_hoster: i32 on -> i32 status
+				  * (the master's pvmd; docs/hosts.md) */
 	WIRE_TM_MAX
 };
 
@@ -132,20 +133,20 @@ enum wire_tm {
  * (docs/hosts.md).  Task connections never carry them.
  */
 enum wire_dm {
-	WIRE_DM_HELLO = 64,   /* connector -> acceptor: version, hostno, nonce */
-	WIRE_DM_AUTH = 65,    /* connector proves it knows the secret */
-	WIRE_DM_HOSTTAB = 66, /* master -> all: the whole host table */
+	WIRE_DM_HELLO = 64, /* connector -> acceptor: version, hostno, nonce */
+	WIRE_DM_AUTH = 65,  /* connector proves it knows the secret */
+	WIRE_DM_HOSTTAB = 66,  /* master -> all: the whole host table */
 	WIRE_DM_TASKEXIT = 67, /* a task of the sender's host is gone */
-	WIRE_DM_HALT = 68,    /* to the master: halt the VM; from it: stop */
-	WIRE_DM_PING = 69,    /* heartbeat (answered with a REPLY) */
-	WIRE_DM_HOSTADD = 70, /* master -> all: the hosts one add brought in */
+	WIRE_DM_HALT = 68,     /* to the master: halt the VM; from it: stop */
+	WIRE_DM_PING = 69,     /* heartbeat (answered with a REPLY) */
+	WIRE_DM_HOSTADD = 70,  /* master -> all: the hosts one add brought in */
 	WIRE_DM_MAX
 };
 
 /* Contexts reserved for the system (as in the reference); TM_CONTEXT
  * never hands them out. */
 #define WIRE_CTX_SYSTEM_FIRST 0x7fff8
-#define WIRE_CTX_SYSTEM_LAST 0x7ffff
+#define WIRE_CTX_SYSTEM_LAST  0x7ffff
 
 /* Context of the messages group operations exchange between tasks
  * (reduce, scatter, gather): the reference's SYSCTX_DG.  Never handed out
@@ -153,7 +154,7 @@ enum wire_dm {
 #define WIRE_CTX_GROUP 0x7fffc
 
 /* TM_CONTEXT operations. */
-#define WIRE_CTX_NEW 1
+#define WIRE_CTX_NEW  1
 #define WIRE_CTX_FREE 2
 
 /* Task flags reported in pvmtaskinfo.ti_flag (values the reference shows). */
@@ -175,7 +176,8 @@ void wire_wr_init(struct wire_wr *w);
 void wire_wr_free(struct wire_wr *w);
 void wire_wr_i32(struct wire_wr *w, int32_t v);
 void wire_wr_u64(struct wire_wr *w, uint64_t v);
-void wire_wr_bytes(struct wire_wr *w, const void *p, size_t n); /* u32 len + bytes */
+void wire_wr_bytes(struct wire_wr *w, const void *p,
+		   size_t n);			    /* u32 len + bytes */
 void wire_wr_str(struct wire_wr *w, const char *s); /* NULL writes "" */
 /* A string as pvm_pkstr packs it in PvmDataDefault (XDR): i32 length with
  * the NUL, the bytes and the NUL, zeros up to a multiple of 4.  (An XDR

@@ -43,21 +43,27 @@ static void test_hdr_vectors(void)
 {
 	/* every field a different value, each byte worked out by hand */
 	const struct wire_hdr h = {
-		.len = 0x10, .flags = WIRE_F_FIRST | WIRE_F_LAST, .enc = 0x0102,
-		.dst = 0x00040001, .src = -2, .tag = 0x7fffffff,
-		.ctx = 0x0007fffc, .seq = 0x12345678, .wid = 0x9abcdef0,
+		.len = 0x10,
+		.flags = WIRE_F_FIRST | WIRE_F_LAST,
+		.enc = 0x0102,
+		.dst = 0x00040001,
+		.src = -2,
+		.tag = 0x7fffffff,
+		.ctx = 0x0007fffc,
+		.seq = 0x12345678,
+		.wid = 0x9abcdef0,
 		.total = 0x10,
 	};
 	static const uint8_t want[WIRE_HDR_SIZE] = {
-		0x00, 0x00, 0x00, 0x10,  /* len */
-		0x00, 0x03,              /* flags FIRST|LAST */
-		0x01, 0x02,              /* enc */
-		0x00, 0x04, 0x00, 0x01,  /* dst */
-		0xff, 0xff, 0xff, 0xfe,  /* src -2 */
-		0x7f, 0xff, 0xff, 0xff,  /* tag */
-		0x00, 0x07, 0xff, 0xfc,  /* ctx */
-		0x12, 0x34, 0x56, 0x78,  /* seq */
-		0x9a, 0xbc, 0xde, 0xf0,  /* wid */
+		0x00, 0x00, 0x00, 0x10, /* len */
+		0x00, 0x03,		/* flags FIRST|LAST */
+		0x01, 0x02,		/* enc */
+		0x00, 0x04, 0x00, 0x01, /* dst */
+		0xff, 0xff, 0xff, 0xfe, /* src -2 */
+		0x7f, 0xff, 0xff, 0xff, /* tag */
+		0x00, 0x07, 0xff, 0xfc, /* ctx */
+		0x12, 0x34, 0x56, 0x78, /* seq */
+		0x9a, 0xbc, 0xde, 0xf0, /* wid */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, /* total */
 	};
 	uint8_t b[WIRE_HDR_SIZE];
@@ -71,25 +77,26 @@ static void test_hdr_vectors(void)
 
 	/* a first frame of a message over 4 GiB: total's upper half counts */
 	static const uint8_t big[WIRE_HDR_SIZE] = {
-		0x00, 0xff, 0xff, 0xf0,  /* len 16 MiB - 16 */
-		0x00, 0x01,              /* FIRST */
-		0x00, 0x00,              /* enc 0 */
-		0x80, 0x00, 0x00, 0x00,  /* dst: the daemon bit */
-		0x40, 0x00, 0x00, 0x05,  /* src */
-		0x80, 0x00, 0x00, 0x00,  /* tag INT32_MIN */
-		0xff, 0xff, 0xff, 0xff,  /* ctx -1 */
-		0x00, 0x00, 0x00, 0x00,  /* seq 0 */
-		0xff, 0xff, 0xff, 0xff,  /* wid */
+		0x00, 0xff, 0xff, 0xf0, /* len 16 MiB - 16 */
+		0x00, 0x01,		/* FIRST */
+		0x00, 0x00,		/* enc 0 */
+		0x80, 0x00, 0x00, 0x00, /* dst: the daemon bit */
+		0x40, 0x00, 0x00, 0x05, /* src */
+		0x80, 0x00, 0x00, 0x00, /* tag INT32_MIN */
+		0xff, 0xff, 0xff, 0xff, /* ctx -1 */
+		0x00, 0x00, 0x00, 0x00, /* seq 0 */
+		0xff, 0xff, 0xff, 0xff, /* wid */
 		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, /* total */
 	};
-	ok(wire_hdr_decode(big, &d, WIRE_MAX_FRAG) == 0 &&
-	   d.len == 0xfffff0 && d.flags == WIRE_F_FIRST && d.enc == 0 &&
-	   d.dst == WIRE_TID_PVMD_SRC && d.src == 0x40000005 &&
-	   d.tag == INT32_MIN && d.ctx == -1 && d.seq == 0 &&
-	   d.wid == 0xffffffffu && d.total == 0x0123456789abcdefull,
+	ok(wire_hdr_decode(big, &d, WIRE_MAX_FRAG) == 0 && d.len == 0xfffff0 &&
+		   d.flags == WIRE_F_FIRST && d.enc == 0 &&
+		   d.dst == WIRE_TID_PVMD_SRC && d.src == 0x40000005 &&
+		   d.tag == INT32_MIN && d.ctx == -1 && d.seq == 0 &&
+		   d.wid == 0xffffffffu && d.total == 0x0123456789abcdefull,
 	   "a first frame with a 64-bit total and extreme field values decodes");
 	wire_hdr_encode(&d, b);
-	ok(memcmp(b, big, sizeof big) == 0, "... and encodes back to the same bytes");
+	ok(memcmp(b, big, sizeof big) == 0,
+	   "... and encodes back to the same bytes");
 }
 
 /* Each field lands in its own bytes: setting one field to all ones in an
@@ -100,25 +107,46 @@ static void test_hdr_fields(void)
 		const char *name;
 		size_t off, size;
 	} f[] = {
-		{"len", 0, 4}, {"flags", 4, 2}, {"enc", 6, 2}, {"dst", 8, 4},
-		{"src", 12, 4}, {"tag", 16, 4}, {"ctx", 20, 4}, {"seq", 24, 4},
-		{"wid", 28, 4}, {"total", 32, 8},
+		{"len", 0, 4},	  {"flags", 4, 2}, {"enc", 6, 2},
+		{"dst", 8, 4},	  {"src", 12, 4},  {"tag", 16, 4},
+		{"ctx", 20, 4},	  {"seq", 24, 4},  {"wid", 28, 4},
+		{"total", 32, 8},
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		struct wire_hdr h;
 		memset(&h, 0, sizeof h);
 		switch (i) {
-		case 0: h.len = UINT32_MAX; break;
-		case 1: h.flags = UINT16_MAX; break;
-		case 2: h.enc = UINT16_MAX; break;
-		case 3: h.dst = -1; break;
-		case 4: h.src = -1; break;
-		case 5: h.tag = -1; break;
-		case 6: h.ctx = -1; break;
-		case 7: h.seq = UINT32_MAX; break;
-		case 8: h.wid = UINT32_MAX; break;
-		default: h.total = UINT64_MAX; break;
+		case 0:
+			h.len = UINT32_MAX;
+			break;
+		case 1:
+			h.flags = UINT16_MAX;
+			break;
+		case 2:
+			h.enc = UINT16_MAX;
+			break;
+		case 3:
+			h.dst = -1;
+			break;
+		case 4:
+			h.src = -1;
+			break;
+		case 5:
+			h.tag = -1;
+			break;
+		case 6:
+			h.ctx = -1;
+			break;
+		case 7:
+			h.seq = UINT32_MAX;
+			break;
+		case 8:
+			h.wid = UINT32_MAX;
+			break;
+		default:
+			h.total = UINT64_MAX;
+			break;
 		}
 		uint8_t b[WIRE_HDR_SIZE];
 		wire_hdr_encode(&h, b);
@@ -126,24 +154,32 @@ static void test_hdr_fields(void)
 			int in = k >= f[i].off && k < f[i].off + f[i].size;
 			if (b[k] != (in ? 0xff : 0x00)) {
 				bad++;
-				diag("field %s: byte %zu is %02x", f[i].name,
-				     k, b[k]);
+				diag("field %s: byte %zu is %02x", f[i].name, k,
+				     b[k]);
 			}
 		}
 	}
-	ok(!bad, "every header field is encoded at its own offset, nowhere else");
+	ok(!bad,
+	   "every header field is encoded at its own offset, nowhere else");
 
 	/* random values of every field, with flag sets decode accepts */
 	int rt = 0;
 	for (int n = 0; n < 20000; n++) {
 		struct wire_hdr h = {
 			.len = rnd() % (WIRE_MAX_CTRL + 1),
-			.enc = (uint16_t)rnd(), .dst = (int32_t)rnd(),
-			.src = (int32_t)rnd(), .tag = (int32_t)rnd(),
-			.ctx = (int32_t)rnd(), .seq = rnd(), .wid = rnd(),
+			.enc = (uint16_t)rnd(),
+			.dst = (int32_t)rnd(),
+			.src = (int32_t)rnd(),
+			.tag = (int32_t)rnd(),
+			.ctx = (int32_t)rnd(),
+			.seq = rnd(),
+			.wid = rnd(),
 		};
 		static const uint16_t fl[] = {
-			0, WIRE_F_FIRST, WIRE_F_LAST, WIRE_F_FIRST | WIRE_F_LAST,
+			0,
+			WIRE_F_FIRST,
+			WIRE_F_LAST,
+			WIRE_F_FIRST | WIRE_F_LAST,
 			WIRE_F_CTRL | WIRE_F_FIRST | WIRE_F_LAST,
 			WIRE_F_CTRL | WIRE_F_REPLY | WIRE_F_FIRST | WIRE_F_LAST,
 		};
@@ -168,17 +204,19 @@ static void test_hdr_fields(void)
 			rt++;
 		}
 	}
-	ok(!rt, "20000 random valid headers round-trip through encode/decode (%d failed)",
+	ok(!rt,
+	   "20000 random valid headers round-trip through encode/decode (%d failed)",
 	   rt);
 }
 
 static void test_hdr_rejects(void)
 {
-	const struct wire_hdr base = {.len = 100, .flags = WIRE_F_FIRST | WIRE_F_LAST,
-				      .total = 100};
+	const struct wire_hdr base = {
+		.len = 100, .flags = WIRE_F_FIRST | WIRE_F_LAST, .total = 100};
 	struct wire_hdr h;
 
-	ok(accepts(&base, WIRE_MAX_FRAG), "a plain one-frame message is accepted");
+	ok(accepts(&base, WIRE_MAX_FRAG),
+	   "a plain one-frame message is accepted");
 
 	int bad = 0;
 	for (unsigned bit = 0x10; bit <= 0x8000; bit <<= 1) {
@@ -207,7 +245,8 @@ static void test_hdr_rejects(void)
 	ok(!accepts(&h, WIRE_MAX_FRAG) && accepts(&h, UINT32_MAX),
 	   "len 0xffffffff is refused under WIRE_MAX_FRAG, and only the maxlen limits it");
 
-	static const uint16_t noboth[] = {WIRE_F_CTRL, WIRE_F_CTRL | WIRE_F_FIRST,
+	static const uint16_t noboth[] = {WIRE_F_CTRL,
+					  WIRE_F_CTRL | WIRE_F_FIRST,
 					  WIRE_F_CTRL | WIRE_F_LAST};
 	bad = 0;
 	for (int i = 0; i < 3; i++) {
@@ -244,7 +283,8 @@ static void test_hdr_rejects(void)
 	h.len = 0;
 	h.total = (uint64_t)1 << 32; /* equal in the low 32 bits */
 	int hi = accepts(&h, WIRE_MAX_FRAG);
-	ok(!more && !less && !hi, "a single-frame message (FIRST|LAST) needs total == len, all 64 bits");
+	ok(!more && !less && !hi,
+	   "a single-frame message (FIRST|LAST) needs total == len, all 64 bits");
 
 	h = base;
 	h.flags = 0;
@@ -272,9 +312,8 @@ static void test_writer_vectors(void)
 	wire_wr_i32(&w, INT32_MIN);
 	wire_wr_u64(&w, 0x0102030405060708ull);
 	static const uint8_t ints[] = {
-		0xff, 0xff, 0xff, 0xff, 0x01, 0x02, 0x03, 0x04,
-		0x80, 0x00, 0x00, 0x00,
-		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0xff, 0xff, 0xff, 0xff, 0x01, 0x02, 0x03, 0x04, 0x80, 0x00,
+		0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 	};
 	ok(wr_is(&w, ints, sizeof ints), "i32 and u64 are written big-endian");
 	wire_wr_free(&w);
@@ -286,11 +325,11 @@ static void test_writer_vectors(void)
 	wire_wr_str(&w, NULL);
 	wire_wr_bytes(&w, NULL, 0);
 	static const uint8_t strs[] = {
-		0, 0, 0, 3, 'a', 0, 'c', /* bytes: any byte, no terminator */
-		0, 0, 0, 2, 'h', 'i',    /* str: no NUL on the wire */
-		0, 0, 0, 0,              /* "" */
-		0, 0, 0, 0,              /* NULL writes "" */
-		0, 0, 0, 0,              /* no bytes */
+		0, 0, 0, 3, 'a', 0,   'c', /* bytes: any byte, no terminator */
+		0, 0, 0, 2, 'h', 'i',	   /* str: no NUL on the wire */
+		0, 0, 0, 0,		   /* "" */
+		0, 0, 0, 0,		   /* NULL writes "" */
+		0, 0, 0, 0,		   /* no bytes */
 	};
 	ok(wr_is(&w, strs, sizeof strs),
 	   "bytes and str: a u32 length then the bytes, no terminator, no padding");
@@ -302,10 +341,9 @@ static void test_writer_vectors(void)
 	wire_wr_xdr_str(&w, "abc");
 	wire_wr_xdr_str(&w, "abcd");
 	static const uint8_t xdr[] = {
-		0, 0, 0, 1, 0, 0, 0, 0,
-		0, 0, 0, 3, 'a', 'b', 0, 0,
-		0, 0, 0, 4, 'a', 'b', 'c', 0,
-		0, 0, 0, 5, 'a', 'b', 'c', 'd', 0, 0, 0, 0,
+		0,   0,	  0, 1, 0,   0,	  0,   0,   0,	 0,   0,   3,
+		'a', 'b', 0, 0, 0,   0,	  0,   4,   'a', 'b', 'c', 0,
+		0,   0,	  0, 5, 'a', 'b', 'c', 'd', 0,	 0,   0,   0,
 	};
 	ok(wr_is(&w, xdr, sizeof xdr),
 	   "xdr_str: length with the NUL, the NUL, zero padding to 4 bytes");
@@ -334,7 +372,7 @@ static void test_writer_limits(void)
 	size_t n;
 	const uint8_t *p = wire_rd_bytes(&r, &n);
 	ok(fits && p && !r.err && r.left == 0 && n == WIRE_MAX_CTRL - 4 &&
-	   memcmp(p, big, n) == 0,
+		   memcmp(p, big, n) == 0,
 	   "a payload of exactly WIRE_MAX_CTRL bytes is written and read back whole");
 	wire_wr_i32(&w, 1);
 	int sticky = w.err && w.len == WIRE_MAX_CTRL;
@@ -346,7 +384,8 @@ static void test_writer_limits(void)
 
 	wire_wr_init(&w);
 	wire_wr_bytes(&w, big, WIRE_MAX_CTRL - 3);
-	ok(w.err && w.len == 0, "a bytes field one byte over the limit sets err, writes nothing");
+	ok(w.err && w.len == 0,
+	   "a bytes field one byte over the limit sets err, writes nothing");
 	wire_wr_i32(&w, 5);
 	ok(w.err && w.len == 0, "... and a later i32 is ignored");
 	wire_wr_free(&w);
@@ -410,7 +449,8 @@ static int sample_read(struct wire_rd *r, const struct sample *s)
 	good &= str && strcmp(str, s->str) == 0;
 	free(str);
 	char xs[sizeof s->xs];
-	good &= wire_rd_xdr_str(r, xs, sizeof xs) == 0 && strcmp(xs, s->xs) == 0;
+	good &= wire_rd_xdr_str(r, xs, sizeof xs) == 0 &&
+		strcmp(xs, s->xs) == 0;
 	int32_t c = wire_rd_count(r, 4);
 	good &= c == s->count;
 	for (int32_t i = 0; i < c; i++)
@@ -430,7 +470,8 @@ static uint8_t *guarded(const void *src, size_t n)
 		guard_base = mmap(NULL, 2 * guard_page, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (guard_base == MAP_FAILED ||
-		    mprotect(guard_base + guard_page, guard_page, PROT_NONE) < 0)
+		    mprotect(guard_base + guard_page, guard_page, PROT_NONE) <
+			    0)
 			abort();
 	}
 	uint8_t *p = guard_base + guard_page - n;
@@ -441,8 +482,11 @@ static uint8_t *guarded(const void *src, size_t n)
 
 static void test_reader_truncated(void)
 {
-	struct sample s = {.a = -7, .b = 0xfedcba9876543210ull,
-			   .str = "hello, world", .xs = "pvm3", .count = 5};
+	struct sample s = {.a = -7,
+			   .b = 0xfedcba9876543210ull,
+			   .str = "hello, world",
+			   .xs = "pvm3",
+			   .count = 5};
 	for (size_t i = 0; i < sizeof s.bytes; i++)
 		s.bytes[i] = (uint8_t)(255 - i);
 	struct wire_wr w;
@@ -451,7 +495,8 @@ static void test_reader_truncated(void)
 
 	struct wire_rd r;
 	wire_rd_init(&r, guarded(w.buf, w.len), w.len);
-	ok(!w.err && sample_read(&r, &s), "every kind of field reads back what was written (%zu bytes)",
+	ok(!w.err && sample_read(&r, &s),
+	   "every kind of field reads back what was written (%zu bytes)",
 	   w.len);
 
 	int bad = 0;
@@ -462,7 +507,8 @@ static void test_reader_truncated(void)
 			diag("payload cut to %zu bytes: err %d", n, r.err);
 		}
 	}
-	ok(!bad, "cut at each of its %zu lengths, the payload reads with err set, never past the end",
+	ok(!bad,
+	   "cut at each of its %zu lengths, the payload reads with err set, never past the end",
 	   w.len);
 	wire_wr_free(&w);
 
@@ -480,8 +526,10 @@ static void test_reader_truncated(void)
 	   "bytes whose length (9) exceeds what is left: NULL, length 0, err");
 	static const uint8_t huge[8] = {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4};
 	wire_rd_init(&r, guarded(huge, 8), 8);
-	ok(wire_rd_bytes(&r, &n) == NULL && r.err, "a length of 0xffffffff is rejected");
-	ok(wire_rd_strdup(&r) == NULL && r.err, "... and a strdup after it returns NULL");
+	ok(wire_rd_bytes(&r, &n) == NULL && r.err,
+	   "a length of 0xffffffff is rejected");
+	ok(wire_rd_strdup(&r) == NULL && r.err,
+	   "... and a strdup after it returns NULL");
 }
 
 static void test_reader_strings(void)
@@ -490,12 +538,14 @@ static void test_reader_strings(void)
 	static const uint8_t empty[4] = {0, 0, 0, 0};
 	wire_rd_init(&r, guarded(empty, 4), 4);
 	char *s = wire_rd_strdup(&r);
-	ok(s && s[0] == 0 && !r.err && r.left == 0, "strdup of an empty string gives \"\"");
+	ok(s && s[0] == 0 && !r.err && r.left == 0,
+	   "strdup of an empty string gives \"\"");
 	free(s);
 
 	static const uint8_t nul_in[7] = {0, 0, 0, 3, 'a', 0, 'c'};
 	wire_rd_init(&r, guarded(nul_in, 7), 7);
-	ok(wire_rd_strdup(&r) == NULL && r.err, "strdup rejects a NUL inside the string");
+	ok(wire_rd_strdup(&r) == NULL && r.err,
+	   "strdup rejects a NUL inside the string");
 	static const uint8_t nul_end[7] = {0, 0, 0, 3, 'a', 'b', 0};
 	wire_rd_init(&r, guarded(nul_end, 7), 7);
 	ok(wire_rd_strdup(&r) == NULL && r.err,
@@ -503,26 +553,31 @@ static void test_reader_strings(void)
 	wire_rd_init(&r, guarded(nul_in, 7), 7);
 	size_t n;
 	const uint8_t *p = wire_rd_bytes(&r, &n);
-	ok(p && n == 3 && p[1] == 0 && !r.err, "bytes takes NULs as any other byte");
+	ok(p && n == 3 && p[1] == 0 && !r.err,
+	   "bytes takes NULs as any other byte");
 
 	char out[8];
 	static const uint8_t x_ok[8] = {0, 0, 0, 3, 'a', 'b', 0, 0};
 	wire_rd_init(&r, guarded(x_ok, 8), 8);
 	ok(wire_rd_xdr_str(&r, out, 3) == 0 && strcmp(out, "ab") == 0 &&
-	   r.left == 0 && !r.err,
+		   r.left == 0 && !r.err,
 	   "xdr_str reads a string that exactly fits max (3 with the NUL), padding skipped");
 	wire_rd_init(&r, guarded(x_ok, 8), 8);
-	ok(wire_rd_xdr_str(&r, out, 2) < 0 && r.err, "xdr_str longer than max is rejected");
+	ok(wire_rd_xdr_str(&r, out, 2) < 0 && r.err,
+	   "xdr_str longer than max is rejected");
 
 	static const uint8_t x_zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 	wire_rd_init(&r, guarded(x_zero, 8), 8);
-	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err, "xdr_str of length 0 (no NUL) is rejected");
+	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err,
+	   "xdr_str of length 0 (no NUL) is rejected");
 	static const uint8_t x_nonul[8] = {0, 0, 0, 3, 'a', 'b', 'c', 0};
 	wire_rd_init(&r, guarded(x_nonul, 8), 8);
-	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err, "xdr_str whose last byte is not NUL is rejected");
+	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err,
+	   "xdr_str whose last byte is not NUL is rejected");
 	static const uint8_t x_nulin[8] = {0, 0, 0, 3, 'a', 0, 0, 0};
 	wire_rd_init(&r, guarded(x_nulin, 8), 8);
-	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err, "xdr_str with a NUL inside is rejected");
+	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err,
+	   "xdr_str with a NUL inside is rejected");
 	static const uint8_t x_nopad[7] = {0, 0, 0, 3, 'a', 'b', 0};
 	wire_rd_init(&r, guarded(x_nopad, 7), 7);
 	ok(wire_rd_xdr_str(&r, out, 8) < 0 && r.err,
@@ -563,7 +618,8 @@ static void test_reader_count(void)
 	   "an item size of SIZE_MAX is not multiplied into an overflow");
 	static const uint8_t zero[4] = {0, 0, 0, 0};
 	wire_rd_init(&r, guarded(zero, 4), 4);
-	ok(wire_rd_count(&r, 1000) == 0 && !r.err, "a count of 0 needs no bytes");
+	ok(wire_rd_count(&r, 1000) == 0 && !r.err,
+	   "a count of 0 needs no bytes");
 	wire_rd_init(&r, guarded(zero, 3), 3);
 	ok(wire_rd_count(&r, 0) == 0 && r.err, "a count cut short sets err");
 }

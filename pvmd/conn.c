@@ -30,9 +30,9 @@
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
 
-#define RBUF_SIZE (64u << 10)
-#define READ_BUDGET (1u << 20)  /* bytes per wakeup, for fairness */
-#define WRITE_IOV 64
+#define RBUF_SIZE     (64u << 10)
+#define READ_BUDGET   (1u << 20) /* bytes per wakeup, for fairness */
+#define WRITE_IOV     64
 #define HANDSHAKE_MAX (64u << 10) /* largest frame before TM_CONNECT */
 
 /* ---- frame buffers ----
@@ -44,7 +44,7 @@
  * copying them.  FB_KEEP blocks (some 16 MiB) are kept at most.
  */
 #define FB_SMALL (WIRE_HDR_SIZE + 4080)
-#define FB_KEEP 4096
+#define FB_KEEP	 4096
 
 static struct fbuf *fb_free; /* linked through their data */
 static size_t fb_nfree;
@@ -188,8 +188,10 @@ void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 			if (errno == EMFILE || errno == ENFILE) {
 				/* Out of descriptors: pause accepting (the
 				 * housekeeping tick resumes it) rather than
-				 * spin on a listening socket that stays ready. */
-				plog(PL_ERR, "accept: %s: not accepting for a second",
+				 * spin on a listening socket that stays ready.
+				 */
+				plog(PL_ERR,
+				     "accept: %s: not accepting for a second",
 				     strerror(errno));
 				ev_io_set(d->loop, &d->listen_io, 0);
 				d->accept_paused = 1;
@@ -273,10 +275,12 @@ void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms)
 		next = c->next;
 		if (c->state == C_HANDSHAKE && now - c->since > max_ms) {
 			if (c->kind == CONN_LINK)
-				plog(PL_ERR, "a pvmd link did not authenticate within %llu ms: dropped",
+				plog(PL_ERR,
+				     "a pvmd link did not authenticate within %llu ms: dropped",
 				     (unsigned long long)max_ms);
 			else
-				plog(PL_ERR, "pid %d connected but sent no TM_CONNECT within %llu ms: dropped",
+				plog(PL_ERR,
+				     "pid %d connected but sent no TM_CONNECT within %llu ms: dropped",
 				     (int)c->pid, (unsigned long long)max_ms);
 			conn_close(d, c, "no TM_CONNECT");
 		}
@@ -308,7 +312,8 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 		size_t cap = c->qcap ? 2 * c->qcap : 16;
 		struct fbuf **q = malloc(cap * sizeof *q);
 		if (!q) {
-			plog(PL_ERR, "out of memory queueing output: dropping a connection");
+			plog(PL_ERR,
+			     "out of memory queueing output: dropping a connection");
 			conn_close(d, c, "out of memory");
 			return -1;
 		}
@@ -342,7 +347,7 @@ static int flush(struct conn *c)
 			iov[n].iov_len = f->len - off;
 			want += iov[n].iov_len;
 		}
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = n};
 		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -506,8 +511,8 @@ static int parse(struct pvmd *d, struct conn *c, const char **why)
 		struct wire_hdr h;
 		const uint8_t *p = c->rbuf + c->rpos;
 		/* Before enrollment only a small TM_CONNECT is legal. */
-		uint32_t maxlen = c->task || c->host ? WIRE_MAX_FRAG
-						     : HANDSHAKE_MAX;
+		uint32_t maxlen =
+			c->task || c->host ? WIRE_MAX_FRAG : HANDSHAKE_MAX;
 		if (wire_hdr_decode(p, &h, maxlen) < 0) {
 			*why = "malformed frame header";
 			return -1;
@@ -582,7 +587,8 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 		}
 		if (n == 0) {
 			if (c->cur || c->rlen > c->rpos || c->in_msg)
-				plog(PL_ERR, "pid %d%s: connection ended inside a frame or message",
+				plog(PL_ERR,
+				     "pid %d%s: connection ended inside a frame or message",
 				     (int)c->pid, c->task ? " (a task)" : "");
 			conn_close(d, c, "end of file");
 			return 0;
@@ -610,10 +616,12 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 
 bad:
 	if (c->task)
-		plog(PL_ERR, "t%x (pid %d): protocol error: %s; closing its connection",
+		plog(PL_ERR,
+		     "t%x (pid %d): protocol error: %s; closing its connection",
 		     c->task->tid, (int)c->pid, why);
 	else
-		plog(PL_ERR, "pid %d: protocol error: %s; closing the connection",
+		plog(PL_ERR,
+		     "pid %d: protocol error: %s; closing the connection",
 		     (int)c->pid, why);
 	conn_close(d, c, why);
 	return 0;

@@ -14,10 +14,9 @@
 #include "pvmd/loop.h"
 #include "pvmd/pvmd.h"
 
-
 enum conn_kind {
-	CONN_TASK,   /* a task on this host (Unix socket) */
-	CONN_LINK,   /* another pvmd (TCP, docs/hosts.md) */
+	CONN_TASK, /* a task on this host (Unix socket) */
+	CONN_LINK, /* another pvmd (TCP, docs/hosts.md) */
 };
 
 enum conn_state {
@@ -28,24 +27,24 @@ enum conn_state {
 
 struct conn {
 	struct pvmd *d;
-	struct conn *next, *prev;   /* d->conns, or d->closing (next only) */
-	struct conn *dirty_next;    /* d->dirty */
+	struct conn *next, *prev; /* d->conns, or d->closing (next only) */
+	struct conn *dirty_next;  /* d->dirty */
 	int dirty;
 	int fd;
 	struct ev_io io;
 	enum conn_state state;
-	pid_t pid;                  /* SO_PEERCRED */
-	uint64_t since;             /* accepted at (ev_now_ms) */
+	pid_t pid;	/* SO_PEERCRED */
+	uint64_t since; /* accepted at (ev_now_ms) */
 	struct task *task;
 	enum conn_kind kind;
 
 	/* a link: the host at the other end once authenticated, and the
 	 * handshake's state (link.c) */
 	struct host *host;
-	int outgoing;               /* we opened it */
-	int peer_no;                /* host number the peer claims */
-	struct hs hs;               /* proto/handshake.h */
-	uint64_t last_rx, last_tx;  /* ev_now_ms of the last frame each way */
+	int outgoing;		   /* we opened it */
+	int peer_no;		   /* host number the peer claims */
+	struct hs hs;		   /* proto/handshake.h */
+	uint64_t last_rx, last_tx; /* ev_now_ms of the last frame each way */
 
 	/* input: rbuf[rpos..rlen) is unparsed; `cur` a large frame being
 	 * read in place (curfill bytes so far) */
@@ -58,7 +57,7 @@ struct conn {
 	int in_msg;
 	uint64_t msg_left;
 	int32_t msg_dst;
-	int msg_drop;               /* its first frame had no receiver */
+	int msg_drop; /* its first frame had no receiver */
 
 	/* output: a ring of frames; qoff bytes of the first are sent */
 	struct fbuf **q;
@@ -71,7 +70,7 @@ struct host;
  * reference between output queues. */
 struct fbuf {
 	int refs;
-	size_t len;             /* header + payload bytes */
+	size_t len; /* header + payload bytes */
 	uint8_t data[];
 };
 

@@ -29,8 +29,8 @@
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
 
-typedef int (*ctl_fn)(struct pvmd *d, struct conn *c,
-		      const struct wire_hdr *h, struct wire_rd *r);
+typedef int (*ctl_fn)(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r);
 
 /* True when the request was consumed exactly. */
 static int complete(const struct wire_rd *r)
@@ -38,8 +38,8 @@ static int complete(const struct wire_rd *r)
 	return !r->err && r->left == 0;
 }
 
-void ctl_reply_status(struct pvmd *d, struct conn *c,
-		      const struct wire_hdr *h, int status)
+void ctl_reply_status(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      int status)
 {
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -96,8 +96,8 @@ static struct task *find_reserved(struct pvmd *d, pid_t pid, int spawn_tid)
 	return NULL;
 }
 
-static int tm_connect(struct pvmd *d, struct conn *c,
-		     const struct wire_hdr *h, struct wire_rd *r)
+static int tm_connect(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r)
 {
 	int version = wire_rd_i32(r);
 	int pid = wire_rd_i32(r);
@@ -119,7 +119,8 @@ static int tm_connect(struct pvmd *d, struct conn *c,
 
 	pid_t peer = conn_peer_pid(c);
 	if (version != WIRE_VERSION) {
-		plog(PL_ERR, "pid %d speaks protocol version %d, not %d: rejected",
+		plog(PL_ERR,
+		     "pid %d speaks protocol version %d, not %d: rejected",
 		     (int)peer, version, WIRE_VERSION);
 		connect_reply(d, c, h, PvmBadVersion, NULL);
 		conn_close(d, c, "bad protocol version");
@@ -267,8 +268,8 @@ static int tm_kill(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	return 0;
 }
 
-static int tm_signal(struct pvmd *d, struct conn *c,
-		     const struct wire_hdr *h, struct wire_rd *r)
+static int tm_signal(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		     struct wire_rd *r)
 {
 	int tid = wire_rd_i32(r);
 	int sig = wire_rd_i32(r);
@@ -287,8 +288,8 @@ static int tm_signal(struct pvmd *d, struct conn *c,
 	return 0;
 }
 
-static int tm_notify(struct pvmd *d, struct conn *c,
-		     const struct wire_hdr *h, struct wire_rd *r)
+static int tm_notify(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		     struct wire_rd *r)
 {
 	int what = wire_rd_i32(r);
 	int tag = wire_rd_i32(r);
@@ -310,14 +311,15 @@ static int tm_notify(struct pvmd *d, struct conn *c,
 		free(tids);
 		return -1;
 	}
-	int st = notify_request(d, conn_task(c)->tid, what, tag, ctx, cnt, tids);
+	int st =
+		notify_request(d, conn_task(c)->tid, what, tag, ctx, cnt, tids);
 	free(tids);
 	ctl_reply_status(d, c, h, st);
 	return 0;
 }
 
-static int tm_context(struct pvmd *d, struct conn *c,
-		      const struct wire_hdr *h, struct wire_rd *r)
+static int tm_context(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r)
 {
 	int op = wire_rd_i32(r);
 	int ctx = wire_rd_i32(r);
@@ -346,8 +348,8 @@ static int tm_halt(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	return 0;
 }
 
-static int tm_siblings(struct pvmd *d, struct conn *c,
-		       const struct wire_hdr *h, struct wire_rd *r)
+static int tm_siblings(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		       struct wire_rd *r)
 {
 	if (!complete(r))
 		return -1;
@@ -360,7 +362,8 @@ static int tm_siblings(struct pvmd *d, struct conn *c,
 		for (int i = 0; i < t->sibs->n; i++)
 			wire_wr_i32(&w, t->sibs->tids[i]);
 	} else {
-		wire_wr_i32(&w, 1); /* not spawned: itself only, as the reference */
+		wire_wr_i32(&w,
+			    1); /* not spawned: itself only, as the reference */
 		wire_wr_i32(&w, t->tid);
 	}
 	conn_reply(d, c, h, &w);
@@ -406,8 +409,8 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* pvm_getnoresets: the tasks that set PvmNoReset. */
-static int tm_noresets(struct pvmd *d, struct conn *c,
-		       const struct wire_hdr *h, struct wire_rd *r)
+static int tm_noresets(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		       struct wire_rd *r)
 {
 	if (!complete(r))
 		return -1;
@@ -418,8 +421,8 @@ static int tm_noresets(struct pvmd *d, struct conn *c,
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < d->tasks.cap; i++) {
-		struct task *t = d->tasks.slots[i].key ? d->tasks.slots[i].val
-						       : NULL;
+		struct task *t =
+			d->tasks.slots[i].key ? d->tasks.slots[i].val : NULL;
 		if (t && t->noreset)
 			v[n++] = t->tid;
 	}
@@ -449,49 +452,63 @@ static const struct {
 	const char *name;
 	ctl_fn fn;
 } table[WIRE_TM_MAX] = {
-	[WIRE_TM_CONNECT] = { "TM_CONNECT", tm_connect },
-	[WIRE_TM_EXIT] = { "TM_EXIT", tm_exit },
-	[WIRE_TM_SPAWN] = { "TM_SPAWN", ctl_spawn },
-	[WIRE_TM_TASKS] = { "TM_TASKS", ctl_tasks },
-	[WIRE_TM_CONFIG] = { "TM_CONFIG", tm_config },
-	[WIRE_TM_MSTAT] = { "TM_MSTAT", tm_mstat },
-	[WIRE_TM_PSTAT] = { "TM_PSTAT", tm_pstat },
-	[WIRE_TM_KILL] = { "TM_KILL", tm_kill },
-	[WIRE_TM_SIGNAL] = { "TM_SIGNAL", tm_signal },
-	[WIRE_TM_NOTIFY] = { "TM_NOTIFY", tm_notify },
-	[WIRE_TM_CONTEXT] = { "TM_CONTEXT", tm_context },
-	[WIRE_TM_HALT] = { "TM_HALT", tm_halt },
-	[WIRE_TM_SIBLINGS] = { "TM_SIBLINGS", tm_siblings },
-	[WIRE_TM_SETOPT] = { "TM_SETOPT", tm_setopt },
-	[WIRE_TM_NORESETS] = { "TM_NORESETS", tm_noresets },
-	[WIRE_TM_MBOX_PUT] = { "TM_MBOX_PUT", ctl_mbox_put },
-	[WIRE_TM_MBOX_GET] = { "TM_MBOX_GET", ctl_mbox_get },
-	[WIRE_TM_MBOX_DEL] = { "TM_MBOX_DEL", ctl_mbox_del },
-	[WIRE_TM_MBOX_LIST] = { "TM_MBOX_LIST", ctl_mbox_list },
-	[WIRE_TM_GS_JOIN] = { "TM_GS_JOIN", ctl_gs_join },
-	[WIRE_TM_GS_LEAVE] = { "TM_GS_LEAVE", ctl_gs_leave },
-	[WIRE_TM_GS_INFO] = { "TM_GS_INFO", ctl_gs_info },
-	[WIRE_TM_GS_BARRIER] = { "TM_GS_BARRIER", ctl_gs_barrier },
-	[WIRE_TM_GS_FREEZE] = { "TM_GS_FREEZE", ctl_gs_freeze },
-	[WIRE_TM_GS_LIST] = { "TM_GS_LIST", ctl_gs_list },
-	[WIRE_TM_ADDHOST] = { "TM_ADDHOST", ctl_addhost },
-	[WIRE_TM_DELHOST] = { "TM_DELHOST", ctl_delhost },
-	[WIRE_TM_HOSTSYNC] = { "TM_HOSTSYNC", ctl_hostsync },
-	[WIRE_TM_ROUTEADDR] = { "TM_ROUTEADDR", ctl_routeaddr },
-	[WIRE_TM_REGHOSTER] = { "TM_REGHOSTER", ctl_reghoster },
+	[WIRE_TM_CONNECT] = {"TM_CONNECT", tm_connect},
+	[WIRE_TM_EXIT] = {"TM_EXIT", tm_exit},
+	[WIRE_TM_SPAWN] = {"TM_SPAWN", ctl_spawn},
+	[WIRE_TM_TASKS] = {"TM_TASKS", ctl_tasks},
+	[WIRE_TM_CONFIG] = {"TM_CONFIG", tm_config},
+	[WIRE_TM_MSTAT] = {"TM_MSTAT", tm_mstat},
+	[WIRE_TM_PSTAT] = {"TM_PSTAT", tm_pstat},
+	[WIRE_TM_KILL] = {"TM_KILL", tm_kill},
+	[WIRE_TM_SIGNAL] = {"TM_SIGNAL", tm_signal},
+	[WIRE_TM_NOTIFY] = {"TM_NOTIFY", tm_notify},
+	[WIRE_TM_CONTEXT] = {"TM_CONTEXT", tm_context},
+	[WIRE_TM_HALT] = {"TM_HALT", tm_halt},
+	[WIRE_TM_SIBLINGS] = {"TM_SIBLINGS", tm_siblings},
+	[WIRE_TM_SETOPT] = {"TM_SETOPT", tm_setopt},
+	[WIRE_TM_NORESETS] = {"TM_NORESETS", tm_noresets},
+	[WIRE_TM_MBOX_PUT] = {"TM_MBOX_PUT", ctl_mbox_put},
+	[WIRE_TM_MBOX_GET] = {"TM_MBOX_GET", ctl_mbox_get},
+	[WIRE_TM_MBOX_DEL] = {"TM_MBOX_DEL", ctl_mbox_del},
+	[WIRE_TM_MBOX_LIST] = {"TM_MBOX_LIST", ctl_mbox_list},
+	[WIRE_TM_GS_JOIN] = {"TM_GS_JOIN", ctl_gs_join},
+	[WIRE_TM_GS_LEAVE] = {"TM_GS_LEAVE", ctl_gs_leave},
+	[WIRE_TM_GS_INFO] = {"TM_GS_INFO", ctl_gs_info},
+	[WIRE_TM_GS_BARRIER] = {"TM_GS_BARRIER", ctl_gs_barrier},
+	[WIRE_TM_GS_FREEZE] = {"TM_GS_FREEZE", ctl_gs_freeze},
+	[WIRE_TM_GS_LIST] = {"TM_GS_LIST", ctl_gs_list},
+	[WIRE_TM_ADDHOST] = {"TM_ADDHOST", ctl_addhost},
+	[WIRE_TM_DELHOST] = {"TM_DELHOST", ctl_delhost},
+	[WIRE_TM_HOSTSYNC] = {"TM_HOSTSYNC", ctl_hostsync},
+	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr},
+	[WIRE_TM_REGHOSTER] = {"TM_REGHOSTER", ctl_reghoster},
 };
 
 /* Requests another pvmd may send on a task's behalf (docs/hosts.md). */
 static int forwardable(int code)
 {
 	switch (code) {
-	case WIRE_TM_SPAWN: case WIRE_TM_TASKS: case WIRE_TM_KILL:
-	case WIRE_TM_SIGNAL: case WIRE_TM_PSTAT: case WIRE_TM_MBOX_PUT:
-	case WIRE_TM_MBOX_GET: case WIRE_TM_MBOX_DEL: case WIRE_TM_MBOX_LIST:
-	case WIRE_TM_GS_JOIN: case WIRE_TM_GS_LEAVE: case WIRE_TM_GS_INFO:
-	case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE: case WIRE_TM_GS_LIST:
-	case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST: case WIRE_TM_HOSTSYNC:
-	case WIRE_TM_ROUTEADDR: case WIRE_TM_CONFIG: case WIRE_TM_MSTAT:
+	case WIRE_TM_SPAWN:
+	case WIRE_TM_TASKS:
+	case WIRE_TM_KILL:
+	case WIRE_TM_SIGNAL:
+	case WIRE_TM_PSTAT:
+	case WIRE_TM_MBOX_PUT:
+	case WIRE_TM_MBOX_GET:
+	case WIRE_TM_MBOX_DEL:
+	case WIRE_TM_MBOX_LIST:
+	case WIRE_TM_GS_JOIN:
+	case WIRE_TM_GS_LEAVE:
+	case WIRE_TM_GS_INFO:
+	case WIRE_TM_GS_BARRIER:
+	case WIRE_TM_GS_FREEZE:
+	case WIRE_TM_GS_LIST:
+	case WIRE_TM_ADDHOST:
+	case WIRE_TM_DELHOST:
+	case WIRE_TM_HOSTSYNC:
+	case WIRE_TM_ROUTEADDR:
+	case WIRE_TM_CONFIG:
+	case WIRE_TM_MSTAT:
 	case WIRE_TM_CONTEXT:
 		return 1;
 	default:
@@ -506,7 +523,8 @@ static int link_dispatch(struct pvmd *d, struct conn *c,
 	int code = h->tag;
 	if (code <= 0 || code >= WIRE_TM_MAX || !table[code].fn ||
 	    !forwardable(code)) {
-		plog(PL_ERR, "host t%x: control code %d not taken from a pvmd%s",
+		plog(PL_ERR,
+		     "host t%x: control code %d not taken from a pvmd%s",
 		     h->src, code, h->wid ? ": replied PvmNotImpl" : "");
 		if (h->wid)
 			ctl_reply_status(d, c, h, PvmNotImpl);
@@ -538,13 +556,15 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!t) {
 		/* Only TM_CONNECT before enrollment. */
 		if (code != WIRE_TM_CONNECT) {
-			plog(PL_ERR, "pid %d: control code %d before TM_CONNECT",
+			plog(PL_ERR,
+			     "pid %d: control code %d before TM_CONNECT",
 			     (int)conn_peer_pid(c), code);
 			return -1;
 		}
 	} else {
 		if (code == WIRE_TM_CONNECT) {
-			plog(PL_ERR, "t%x: TM_CONNECT on an enrolled connection",
+			plog(PL_ERR,
+			     "t%x: TM_CONNECT on an enrolled connection",
 			     t->tid);
 			return -1;
 		}

@@ -11,8 +11,8 @@
 #include "pvmd/pvmd.h"
 
 /* Replies to request `h` with a status word alone. */
-void ctl_reply_status(struct pvmd *d, struct conn *c,
-		      const struct wire_hdr *h, int status);
+void ctl_reply_status(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      int status);
 /* Handles one control frame from connection `c` (payload complete).
  * Returns 0, or -1 when the frame is malformed (the caller closes `c`). */
 int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,

@@ -109,8 +109,8 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	}
 	int ptid = ctl_src(c, h);
 	if (q.count < 1 || q.count > SPAWN_MAX_COUNT || !*q.file) {
-		plog(PL_ERR, "t%x: spawn of '%s' with count %d refused",
-		     ptid, q.file, q.count);
+		plog(PL_ERR, "t%x: spawn of '%s' with count %d refused", ptid,
+		     q.file, q.count);
 		ctl_reply_list(d, ptid, h, PvmBadParam, 0, NULL);
 		spawn_req_free(&q);
 		return 0;
@@ -142,8 +142,8 @@ static void put_task(struct pvmd *d, struct wire_wr *w, const struct task *t)
 {
 	wire_wr_i32(w, t->tid);
 	/* The reference shows PvmParentNotSet for a PvmNoSpawnParent child. */
-	wire_wr_i32(w, (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet :
-							     t->ptid);
+	wire_wr_i32(w, (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet
+							   : t->ptid);
 	wire_wr_i32(w, d->hosttid);
 	wire_wr_i32(w, t->flags);
 	wire_wr_str(w, t->aout);
@@ -186,7 +186,8 @@ int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			/* No such task here: an empty list, as the reference
 			 * answers; another host's tid: PvmNoHost. */
 			int ours = (where & WIRE_TID_HOST_MASK) == d->hosttid &&
-				   !(where & ~(WIRE_TID_HOST_MASK | WIRE_TID_TASK_MASK));
+				   !(where & ~(WIRE_TID_HOST_MASK |
+					       WIRE_TID_TASK_MASK));
 			wire_wr_i32(&w, ours ? 0 : PvmNoHost);
 			wire_wr_i32(&w, 0);
 		}

@@ -59,19 +59,18 @@ struct gsync {
 
 struct group {
 	char *name;
-	int frozen;             /* made static by pvm_freezegroup */
-	int defunct;            /* frozen, then a member left or died */
-	struct gmember *m;      /* sorted by instance */
+	int frozen;	   /* made static by pvm_freezegroup */
+	int defunct;	   /* frozen, then a member left or died */
+	struct gmember *m; /* sorted by instance */
 	int n, cap;
-	struct idhash bytid;    /* tid -> instance + 1 (intptr) */
+	struct idhash bytid; /* tid -> instance + 1 (intptr) */
 	struct gsync barrier, freeze;
-	int slot;               /* shared slot (gshm.h), -1: none */
-	int32_t gid;            /* id of this group, told with the slot */
-	int *cachers;           /* tasks holding a copy of the list */
+	int slot;     /* shared slot (gshm.h), -1: none */
+	int32_t gid;  /* id of this group, told with the slot */
+	int *cachers; /* tasks holding a copy of the list */
 	int ncachers, capcachers;
 	struct idhash iscacher; /* the same tids, for lookups */
 };
-
 
 /* Position of `name`, or where it would go (with *found 0). */
 static size_t group_pos(struct pvmd *d, const char *name, int *found)
@@ -456,8 +455,8 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct wire_wr w;
 	wire_wr_init(&w);
 	int st = !*name ? PvmNullGroup
-		 : !g	 ? PvmNoGroup
-			 : cacher_add(g, ctl_src(c, h));
+		 : !g	? PvmNoGroup
+			: cacher_add(g, ctl_src(c, h));
 	if (!st) {
 		wire_wr_i32(&w, 0);
 		wire_wr_i32(&w, g->frozen);
@@ -534,7 +533,10 @@ int ctl_gs_barrier(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!st)
 		st = sync_arrive(g, &g->barrier, tid, count, h);
 	plog(PL_DEBUG, "t%x barrier %s count %d: %s (%d)", tid, name, count,
-	     st == 0 ? "waits" : st == 1 ? "released" : "error", st);
+	     st == 0   ? "waits"
+	     : st == 1 ? "released"
+		       : "error",
+	     st);
 	free(name);
 	if (st < 0)
 		ctl_reply_status(d, c, h, st);
@@ -563,7 +565,10 @@ int ctl_gs_freeze(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!st)
 		st = sync_arrive(g, &g->freeze, tid, size, h);
 	plog(PL_DEBUG, "t%x freeze %s size %d: %s (%d)", tid, name, size,
-	     st == 0 ? "waits" : st == 1 ? "frozen" : "error", st);
+	     st == 0   ? "waits"
+	     : st == 1 ? "frozen"
+		       : "error",
+	     st);
 	free(name);
 	if (st < 0) {
 		ctl_reply_status(d, c, h, st);
@@ -631,7 +636,8 @@ void group_host_lost(struct pvmd *d, int hostno)
 		int tid = 0;
 		for (size_t i = 0; i < d->ngroups && !tid; i++)
 			for (int k = 0; k < d->groups[i]->n && !tid; k++)
-				if (host_no_of_tid(d->groups[i]->m[k].tid) == hostno)
+				if (host_no_of_tid(d->groups[i]->m[k].tid) ==
+				    hostno)
 					tid = d->groups[i]->m[k].tid;
 		if (!tid)
 			return;

@@ -21,20 +21,19 @@
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 
-
 #define MAP_BYTES (GSHM_SLOTS * sizeof(struct gshm_slot))
 
 void gshm_open(struct pvmd *d)
 {
-	if (snprintf(d->gshm_path, sizeof d->gshm_path, "%s/%s", d->dir, VMDIR_GSHM) >=
-	    (int)sizeof d->gshm_path)
+	if (snprintf(d->gshm_path, sizeof d->gshm_path, "%s/%s", d->dir,
+		     VMDIR_GSHM) >= (int)sizeof d->gshm_path)
 		return;
 	unlink(d->gshm_path); /* one left by a pvmd that crashed */
-	int fd = open(d->gshm_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      0600);
+	int fd = open(d->gshm_path,
+		      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)MAP_BYTES) < 0) {
-		plog(PL_ERR, "%s: %s; group barriers go through the pvmd", d->gshm_path,
-		     strerror(errno));
+		plog(PL_ERR, "%s: %s; group barriers go through the pvmd",
+		     d->gshm_path, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(d->gshm_path);

@@ -49,8 +49,7 @@ int log_debug_on(void)
 	return debugmask != 0;
 }
 
-static void emit(FILE *f, const char *stamp, const char *lvl,
-		 const char *msg)
+static void emit(FILE *f, const char *stamp, const char *lvl, const char *msg)
 {
 	fprintf(f, "%s [%d] %s%s\n", stamp, (int)getpid(), lvl, msg);
 }
@@ -72,10 +71,12 @@ void plog(int level, const char *fmt, ...)
 	localtime_r(&tv.tv_sec, &tm);
 	char stamp[48];
 	size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(stamp + n, sizeof stamp - n, ".%03ld", (long)tv.tv_usec / 1000);
+	snprintf(stamp + n, sizeof stamp - n, ".%03ld",
+		 (long)tv.tv_usec / 1000);
 
-	const char *lvl = level == PL_ERR ? "error: " :
-			  level == PL_DEBUG ? "debug: " : "";
+	const char *lvl = level == PL_ERR     ? "error: "
+			  : level == PL_DEBUG ? "debug: "
+					      : "";
 	if (logf)
 		emit(logf, stamp, lvl, msg);
 	if (!logf || to_stderr)

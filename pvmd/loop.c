@@ -13,7 +13,7 @@
 
 #include "common/clock.h"
 
-#define NOT_ARMED ((size_t)-1)
+#define NOT_ARMED  ((size_t)-1)
 #define MAX_EVENTS 256
 
 struct deferred {
@@ -66,7 +66,7 @@ void ev_loop_free(struct ev_loop *l)
 int ev_io_start(struct ev_loop *l, struct ev_io *io, int fd, uint32_t events,
 		ev_io_cb cb, void *data)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = io };
+	struct epoll_event ev = {.events = events, .data.ptr = io};
 	io->fd = fd;
 	io->events = events;
 	io->cb = cb;
@@ -82,7 +82,7 @@ int ev_io_set(struct ev_loop *l, struct ev_io *io, uint32_t events)
 {
 	if (io->fd < 0 || io->events == events)
 		return 0;
-	struct epoll_event ev = { .events = events, .data.ptr = io };
+	struct epoll_event ev = {.events = events, .data.ptr = io};
 	if (epoll_ctl(l->epfd, EPOLL_CTL_MOD, io->fd, &ev) < 0)
 		return -1;
 	io->events = events;
@@ -214,7 +214,7 @@ void ev_defer(struct ev_loop *l, void (*fn)(void *), void *p)
 		l->defer = d;
 		l->capdefer = cap;
 	}
-	l->defer[l->ndefer++] = (struct deferred){ fn, p };
+	l->defer[l->ndefer++] = (struct deferred){fn, p};
 }
 
 static void run_deferred(struct ev_loop *l)

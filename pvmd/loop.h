@@ -23,15 +23,15 @@ typedef void (*ev_timer_cb)(struct ev_loop *l, struct ev_timer *t);
 typedef void (*ev_hook_cb)(struct ev_loop *l, void *data);
 
 struct ev_io {
-	int fd;           /* -1 once removed: pending events are skipped */
-	uint32_t events;  /* EPOLLIN / EPOLLOUT currently watched */
+	int fd;		 /* -1 once removed: pending events are skipped */
+	uint32_t events; /* EPOLLIN / EPOLLOUT currently watched */
 	ev_io_cb cb;
 	void *data;
 };
 
 struct ev_timer {
-	uint64_t when;    /* monotonic ms */
-	size_t slot;      /* position in the heap, or (size_t)-1 if not armed */
+	uint64_t when; /* monotonic ms */
+	size_t slot;   /* position in the heap, or (size_t)-1 if not armed */
 	ev_timer_cb cb;
 	void *data;
 };

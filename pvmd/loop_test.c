@@ -31,9 +31,9 @@ static void sleep_ms(int ms)
 struct tt {
 	struct ev_timer t;
 	int id;
-	int fired;      /* times its callback ran */
-	uint64_t late;  /* now - when at its first firing (ms; 0 if early) */
-	int early;      /* fired before its deadline */
+	int fired;     /* times its callback ran */
+	uint64_t late; /* now - when at its first firing (ms; 0 if early) */
+	int early;     /* fired before its deadline */
 };
 
 /* The order timers fired in, across a run. */
@@ -130,7 +130,8 @@ static void test_heap_model(void)
 		slots &= armed[i] ? t[i].t.slot != (size_t)-1
 				  : t[i].t.slot == (size_t)-1;
 	}
-	ok(slots, "after %d random starts, re-arms and stops, exactly the %d armed timers have a heap slot",
+	ok(slots,
+	   "after %d random starts, re-arms and stops, exactly the %d armed timers have a heap slot",
 	   ops, NT - nstopped);
 
 	/* every deadline has passed: one batch fires them all, and the heap
@@ -183,7 +184,8 @@ static void test_timers_in_time(void)
 		pairs += t[i].t.when == t[i + 20].t.when;
 	ok(ran && all && nlog == 40 && log_in_order() && !early,
 	   "40 timers of 0..19 ms started in descending order fire in deadline order, none early");
-	ok(took >= 30 && took < 3000, "the run ended with the 30 ms timer (%llu ms)",
+	ok(took >= 30 && took < 3000,
+	   "the run ended with the 30 ms timer (%llu ms)",
 	   (unsigned long long)took);
 	diag("%d of 20 pairs of timers started with the same delay had the same deadline",
 	     pairs);
@@ -246,10 +248,10 @@ static void cb_c(struct ev_loop *l, struct ev_timer *t)
 static void cb_a(struct ev_loop *l, struct ev_timer *t)
 {
 	record(t->data);
-	ev_timer_stop(l, &b.t);       /* due in this batch: must not fire */
-	ev_timer_start(l, &c.t, 20);  /* due in this batch: moves on */
-	ev_timer_start(l, &d.t, 0);   /* not armed before: fires too */
-	ev_timer_stop(l, t);          /* itself: already off the heap */
+	ev_timer_stop(l, &b.t);	     /* due in this batch: must not fire */
+	ev_timer_start(l, &c.t, 20); /* due in this batch: moves on */
+	ev_timer_start(l, &d.t, 0);  /* not armed before: fires too */
+	ev_timer_stop(l, t);	     /* itself: already off the heap */
 }
 
 static void cb_g(struct ev_loop *l, struct ev_timer *t)
@@ -304,8 +306,8 @@ static void test_callbacks(void)
 	   "a timer first started by a callback, for 0 ms, fires");
 	ok(h.fired == 1 && e.fired == 0,
 	   "a timer re-armed and stopped again by a callback never fires");
-	ok(g.fired == 6 && !g.early, "a timer re-arming itself 5 times fires 6 times (%d)",
-	   g.fired);
+	ok(g.fired == 6 && !g.early,
+	   "a timer re-arming itself 5 times fires 6 times (%d)", g.fired);
 	ok(log_in_order(), "the %d firings were in deadline order", nlog);
 	ev_loop_free(l);
 }
@@ -391,7 +393,8 @@ static void test_defer(void)
 	int ran = run(l);
 	ok(ran && seen_o1_in_batch,
 	   "a function deferred by a callback has not run when it returns, nor in the batch's later callbacks");
-	ok(seen_o1_before_sleep, "... and has run before the next before-sleep hook");
+	ok(seen_o1_before_sleep,
+	   "... and has run before the next before-sleep hook");
 	ok(!o3_at_hook_return && o3.freed,
 	   "a function deferred by the before-sleep hook runs after the hook returns");
 	ok(o4.freed && o2.freed,
@@ -405,8 +408,8 @@ struct watch {
 	struct ev_io io;
 	int fires;
 	uint32_t revents;
-	int fd_w;        /* the pipe's write end */
-	int stop_self;   /* stop on the first firing and make it readable */
+	int fd_w;	     /* the pipe's write end */
+	int stop_self;	     /* stop on the first firing and make it readable */
 	struct watch *other; /* stopped and deferred-freed by this one */
 	int freed;
 	int saw_other_freed;
@@ -447,7 +450,8 @@ static void test_io(void)
 		abort();
 	struct watch w = {.fd_w = p[1], .stop_self = 1};
 	ok(ev_io_start(l, &w.io, p[0], EPOLLIN, cb_watch, &w) == 0 &&
-	   w.io.fd == p[0], "a pipe's read end is watched");
+		   w.io.fd == p[0],
+	   "a pipe's read end is watched");
 	(void)!write(p[1], "x", 1);
 	struct ev_timer stop;
 	ev_timer_init(&stop, cb_stop_loop, NULL);
@@ -483,7 +487,8 @@ static void test_io(void)
 	close(p[0]);
 
 	struct ev_io bad;
-	ok(ev_io_start(l, &bad, -5, EPOLLIN, cb_watch, NULL) < 0 && bad.fd == -1,
+	ok(ev_io_start(l, &bad, -5, EPOLLIN, cb_watch, NULL) < 0 &&
+		   bad.fd == -1,
 	   "watching a bad fd fails and leaves fd -1");
 	ev_loop_free(l);
 }

@@ -41,26 +41,27 @@
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
 
-#define TICK_MS 1000
+#define TICK_MS	     1000
 #define HANDSHAKE_MS 30000 /* a peer must enroll within this */
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [-S line...] [hostfile]\n"
-		   "  -f            stay in the foreground (log also to stderr)\n"
-		   "  -d debugmask  log debugging detail (any non-zero mask)\n"
-		   "  -n hostname   the name this host goes by, instead of gethostname()'s\n"
-		   "  -s            started by a master pvmd on another host: reads its\n"
-		   "                startup lines on stdin (docs/hosts.md)\n"
-		   "  -S line...    the same, the lines given as arguments (a start by a\n"
-		   "                registered hoster: a one-time ticket, no secret)\n");
+	fprintf(f,
+		"usage: pvmd [-f] [-d debugmask] [-n hostname] [-s] [-S line...] [hostfile]\n"
+		"  -f            stay in the foreground (log also to stderr)\n"
+		"  -d debugmask  log debugging detail (any non-zero mask)\n"
+		"  -n hostname   the name this host goes by, instead of gethostname()'s\n"
+		"  -s            started by a master pvmd on another host: reads its\n"
+		"                startup lines on stdin (docs/hosts.md)\n"
+		"  -S line...    the same, the lines given as arguments (a start by a\n"
+		"                registered hoster: a one-time ticket, no secret)\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
 
 static int report_fd = -1; /* write end of the pipe to our parent */
-static int slave;          /* started by a master (-s): answers on stdout */
-static int log_ready;      /* pvmd.log is open */
+static int slave;	   /* started by a master (-s): answers on stdout */
+static int log_ready;	   /* pvmd.log is open */
 
 static void startup_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -188,39 +189,44 @@ static void remove_stale(struct pvmd *d)
 
 static void take_lock(struct pvmd *d)
 {
-	d->lock_fd = open(d->lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-			  0600);
+	d->lock_fd = open(d->lockpath,
+			  O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (d->lock_fd < 0)
-		startup_fail("cannot open %s: %s", d->lockpath, strerror(errno));
+		startup_fail("cannot open %s: %s", d->lockpath,
+			     strerror(errno));
 	/* A pvmd started by a master waits a little: the one it replaces
 	 * (the host was just deleted and added again) may still be
 	 * stopping its tasks. */
 	for (int tries = slave ? 30 : 0;
 	     flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
-	     tries > 0; tries--)
+	     tries > 0;
+	     tries--)
 		usleep(100000);
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
 			startup_fail("pvmd already running");
-		startup_fail("cannot lock %s: %s", d->lockpath, strerror(errno));
+		startup_fail("cannot lock %s: %s", d->lockpath,
+			     strerror(errno));
 	}
 }
 
 static void open_socket(struct pvmd *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(d->sockpath) >= sizeof sa.sun_path)
 		startup_fail("socket path too long: %s", d->sockpath);
 	strcpy(sa.sun_path, d->sockpath);
 
-	d->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	d->listen_fd =
+		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (d->listen_fd < 0)
 		startup_fail("socket: %s", strerror(errno));
 	mode_t old = umask(077);
 	int r = bind(d->listen_fd, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
 	if (r < 0)
-		startup_fail("cannot bind %s: %s", d->sockpath, strerror(errno));
+		startup_fail("cannot bind %s: %s", d->sockpath,
+			     strerror(errno));
 	chmod(d->sockpath, 0600);
 	/* A long backlog: many tasks may start at once (the kernel caps it
 	 * at net.core.somaxconn). */
@@ -234,11 +240,13 @@ static void write_pidfile(struct pvmd *d)
 	snprintf(tmp, sizeof tmp, "%s.tmp", d->pidpath);
 	char line[32];
 	int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
+	int fd =
+		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		     0600);
 	if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0 ||
 	    rename(tmp, d->pidpath) < 0)
-		startup_fail("cannot write %s: %s", d->pidpath, strerror(errno));
+		startup_fail("cannot write %s: %s", d->pidpath,
+			     strerror(errno));
 }
 
 static void remove_files(struct pvmd *d)
@@ -282,7 +290,8 @@ static void shutdown_pvmd(struct pvmd *d)
 	while (d->tasks.count) {
 		for (size_t i = 0; i < d->tasks.cap; i++) {
 			if (d->tasks.slots[i].key) {
-				task_exit(d, d->tasks.slots[i].val, "pvmd exiting");
+				task_exit(d, d->tasks.slots[i].val,
+					  "pvmd exiting");
 				break;
 			}
 		}
@@ -374,7 +383,8 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	int pending = 0;
 	if (hostfile) {
 		char herr2[700];
-		pending = hoster_start_hostfile(d, hostfile, herr2, sizeof herr2);
+		pending =
+			hoster_start_hostfile(d, hostfile, herr2, sizeof herr2);
 		if (pending < 0)
 			startup_fail("%s", herr2);
 	}
@@ -404,8 +414,11 @@ int main(int argc, char **argv)
 		case 'n':
 			/* man 1 pvmd3: a host name to use instead of
 			 * gethostname()'s */
-			if (!*optarg || strlen(optarg) >= sizeof ((struct pvmd *)0)->hostname) {
-				fprintf(stderr, "pvmd: bad host name '%s'\n", optarg);
+			if (!*optarg ||
+			    strlen(optarg) >=
+				    sizeof((struct pvmd *)0)->hostname) {
+				fprintf(stderr, "pvmd: bad host name '%s'\n",
+					optarg);
 				return 2;
 			}
 			name = optarg;
@@ -418,7 +431,8 @@ int main(int argc, char **argv)
 			errno = 0;
 			long v = strtol(optarg, &end, 0);
 			if (errno || *end || v < 0 || v > 0x7fffffff) {
-				fprintf(stderr, "pvmd: bad debug mask '%s'\n", optarg);
+				fprintf(stderr, "pvmd: bad debug mask '%s'\n",
+					optarg);
 				return 2;
 			}
 			debug = (int)v;
@@ -436,7 +450,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	const char *hostfile = optind < argc && !from_args ? argv[optind] : NULL;
+	const char *hostfile =
+		optind < argc && !from_args ? argv[optind] : NULL;
 
 	static struct pvmd pvmd;
 	struct pvmd *d = &pvmd;
@@ -469,7 +484,8 @@ int main(int argc, char **argv)
 	    vmdir_file(d->pidpath, sizeof d->pidpath, VMDIR_PID) < 0 ||
 	    vmdir_file(d->lockpath, sizeof d->lockpath, VMDIR_LOCK) < 0 ||
 	    vmdir_file(d->logpath, sizeof d->logpath, VMDIR_LOG) < 0) {
-		fprintf(stderr, "pvmd: bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')\n");
+		fprintf(stderr,
+			"pvmd: bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')\n");
 		return 1;
 	}
 	if (vmdir_create(err, sizeof err) < 0) {

@@ -40,9 +40,9 @@
 struct mb_entry {
 	struct mb_entry *next; /* sorted by index */
 	int index;
-	int owner;             /* 0 once a persistent entry's owner exited */
-	int src;               /* who put it */
-	int flags;             /* as given to pvm_putinfo */
+	int owner; /* 0 once a persistent entry's owner exited */
+	int src;   /* who put it */
+	int flags; /* as given to pvm_putinfo */
 	int enc;
 	uint8_t *data;
 	size_t len;
@@ -58,7 +58,7 @@ struct mb_class {
 struct mb_wait {
 	struct mb_wait *next;
 	int tid;
-	struct wire_hdr req;   /* to reply with the same code and wid */
+	struct wire_hdr req; /* to reply with the same code and wid */
 	char *name;
 	int index, flags;
 };
@@ -180,7 +180,8 @@ static void wake(struct pvmd *d, const char *name)
 	while (*pp) {
 		struct mb_wait *w = *pp;
 		if (strcmp(w->name, name) ||
-		    !try_read(d, w->tid, &w->req, w->name, w->index, w->flags)) {
+		    !try_read(d, w->tid, &w->req, w->name, w->index,
+			      w->flags)) {
 			pp = &w->next;
 			continue;
 		}
@@ -190,8 +191,8 @@ static void wake(struct pvmd *d, const char *name)
 	}
 }
 
-static int put(struct pvmd *d, int tid, const char *name, int index,
-	       int flags, int enc, const uint8_t *data, size_t len)
+static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
+	       int enc, const uint8_t *data, size_t len)
 {
 	struct mb_class *k = class_get(d, name);
 	if (!k)
@@ -255,8 +256,8 @@ int ctl_mbox_put(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	}
 	int st = !*name || index < -1 ? PvmBadParam
-				       : put(d, ctl_src(c, h), name, index,
-					     flags, enc, data, len);
+				      : put(d, ctl_src(c, h), name, index,
+					    flags, enc, data, len);
 	free(name);
 	ctl_reply_status(d, c, h, st);
 	return 0;
@@ -328,7 +329,7 @@ int ctl_mbox_del(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	}
 	int st = !*name || index < 0 ? PvmBadParam
-				      : del(d, ctl_src(c, h), name, index);
+				     : del(d, ctl_src(c, h), name, index);
 	free(name);
 	ctl_reply_status(d, c, h, st);
 	return 0;
@@ -347,8 +348,8 @@ static void matcher_init(struct matcher *m, const char *pat)
 {
 	m->pat = pat;
 	m->all = !*pat || !strcmp(pat, "*");
-	m->isre = !m->all &&
-		  regcomp(&m->re, pat, REG_EXTENDED | REG_NOSUB) == 0;
+	m->isre =
+		!m->all && regcomp(&m->re, pat, REG_EXTENDED | REG_NOSUB) == 0;
 }
 
 static int matches(const struct matcher *m, const char *name)
@@ -440,8 +441,10 @@ void mbox_host_lost(struct pvmd *d, int hostno)
 	for (;;) {
 		int tid = 0;
 		for (struct mb_class *k = d->mb_classes; k && !tid; k = k->next)
-			for (struct mb_entry *e = k->ents; e && !tid; e = e->next)
-				if (e->owner && host_no_of_tid(e->owner) == hostno)
+			for (struct mb_entry *e = k->ents; e && !tid;
+			     e = e->next)
+				if (e->owner &&
+				    host_no_of_tid(e->owner) == hostno)
 					tid = e->owner;
 		for (struct mb_wait *w = d->mb_waits; w && !tid; w = w->next)
 			if (host_no_of_tid(w->tid) == hostno)

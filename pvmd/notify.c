@@ -35,18 +35,18 @@
 
 struct notify {
 	struct notify *next;
-	int owner;   /* task to tell */
-	int kind;    /* PvmTaskExit, PvmHostDelete, PvmHostAdd */
+	int owner; /* task to tell */
+	int kind;  /* PvmTaskExit, PvmHostDelete, PvmHostAdd */
 	int tag, ctx;
-	int target;  /* TaskExit, HostDelete: the tid named, sent back */
-	int count;   /* HostAdd: notifications left, -1 = unlimited */
+	int target; /* TaskExit, HostDelete: the tid named, sent back */
+	int count;  /* HostAdd: notifications left, -1 = unlimited */
 };
 
 static void send_int(struct pvmd *d, int owner, int tag, int ctx, int value)
 {
-	uint8_t b[4] = { (uint8_t)((uint32_t)value >> 24),
-			 (uint8_t)((uint32_t)value >> 16),
-			 (uint8_t)((uint32_t)value >> 8), (uint8_t)value };
+	uint8_t b[4] = {(uint8_t)((uint32_t)value >> 24),
+			(uint8_t)((uint32_t)value >> 16),
+			(uint8_t)((uint32_t)value >> 8), (uint8_t)value};
 	pvmd_send_msg(d, owner, tag, ctx, b, sizeof b);
 }
 
@@ -56,7 +56,7 @@ static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
 	struct notify *n = malloc(sizeof *n);
 	if (!n)
 		return PvmNoMem;
-	*n = (struct notify){ NULL, owner, kind, tag, ctx, target, count };
+	*n = (struct notify){NULL, owner, kind, tag, ctx, target, count};
 	*d->notify_tail = n; /* appended: delivered oldest first */
 	d->notify_tail = &n->next;
 	return 0;

@@ -29,13 +29,13 @@
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
 
-#define CHUNK 4096
+#define CHUNK	     4096
 #define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */
 
 /* Output message codes in the count field. */
-#define OUT_EOF 0
+#define OUT_EOF	  0
 #define OUT_BEGIN (-1)
-#define OUT_NEW (-2)
+#define OUT_NEW	  (-2)
 
 struct outpipe {
 	struct pvmd *d;
@@ -43,7 +43,7 @@ struct outpipe {
 	int fd;
 	struct ev_io io;
 	int tid;
-	int ptid;               /* the spawner, named in BEGIN messages */
+	int ptid; /* the spawner, named in BEGIN messages */
 	int outtid, outctx, outtag;
 	char line[LINE_MAX_LOG];
 	size_t linelen;
@@ -59,8 +59,8 @@ static void put32(uint8_t *p, int32_t v)
 }
 
 /* Sends (tid, code[, extra]) or (tid, n, bytes) to the destination. */
-static void send_out(struct outpipe *p, int code, int extra,
-		     const char *bytes, size_t n)
+static void send_out(struct outpipe *p, int code, int extra, const char *bytes,
+		     size_t n)
 {
 	uint8_t buf[12 + CHUNK + 3];
 	size_t len = 8;
@@ -106,7 +106,8 @@ static int dest_alive(struct outpipe *p)
 	    host_of_tid(p->outtid))
 		return 1;
 	if (p->outtid && !task_find(p->d, p->outtid)) {
-		plog(PL_INFO, "t%x: output destination t%x is gone; output goes to this log",
+		plog(PL_INFO,
+		     "t%x: output destination t%x is gone; output goes to this log",
 		     p->tid, p->outtid);
 		p->outtid = 0;
 	}
@@ -151,8 +152,8 @@ static int read_pipe(struct outpipe *p, size_t budget)
 			return 0;
 		if (n <= 0) {
 			if (n < 0)
-				plog(PL_ERR, "t%x: reading its output: %s", p->tid,
-				     strerror(errno));
+				plog(PL_ERR, "t%x: reading its output: %s",
+				     p->tid, strerror(errno));
 			finish(p);
 			return -1;
 		}
@@ -215,7 +216,8 @@ void output_close_all(struct pvmd *d)
 	while (d->pipes) {
 		struct outpipe *p = d->pipes;
 		if (output_drain(p) == 0)
-			finish(p); /* writers remain (grandchildren): stop now */
+			finish(p); /* writers remain (grandchildren): stop now
+				    */
 	}
 }
 
@@ -259,8 +261,8 @@ void output_set_dest(struct pvmd *d, int tid, int which, int val)
 	p->outtid = outtid;
 	p->outctx = outctx;
 	p->outtag = outtag;
-	plog(PL_DEBUG, "t%x: output now goes to t%x (tag %d, context %d)",
-	     tid, outtid, outtag, outctx);
+	plog(PL_DEBUG, "t%x: output now goes to t%x (tag %d, context %d)", tid,
+	     outtid, outtag, outctx);
 	if (dest_alive(p)) {
 		send_out(p, OUT_BEGIN, p->ptid, NULL, 0);
 		send_out(p, OUT_NEW, p->ptid, NULL, 0);

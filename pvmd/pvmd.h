@@ -34,36 +34,36 @@ struct mb_wait;
 
 /* Host number of this pvmd (a one-host machine is host 1). */
 #define PVMD_HOSTNO 1
-#define PVMD_SPEED 1000
-#define PVMD_DSIG 0x408c41
+#define PVMD_SPEED  1000
+#define PVMD_DSIG   0x408c41
 
 struct pvmd {
 	struct ev_loop *loop;
-	int hosttid;            /* host number << 18: 0x40000 on the master */
+	int hosttid; /* host number << 18: 0x40000 on the master */
 	char hostname[256];
-	char ip[64];            /* address other hosts reach this one at
-				 * (docs/hosts.md); "" until known */
+	char ip[64]; /* address other hosts reach this one at
+		      * (docs/hosts.md); "" until known */
 	const char *arch;
 
 	int listen_fd;
 	struct ev_io listen_io;
-	int accept_paused;      /* out of fds: listen_io disarmed for now */
+	int accept_paused; /* out of fds: listen_io disarmed for now */
 	int sig_fd;
 	struct ev_io sig_io;
 	int lock_fd;
 
-	struct idhash tasks;    /* tid -> struct task */
+	struct idhash tasks;	/* tid -> struct task */
 	struct idhash children; /* pid of a child we forked -> tid (intptr) */
-	int next_tid;           /* task part of the next tid to try */
+	int next_tid;		/* task part of the next tid to try */
 
-	struct conn *conns;     /* every live connection */
-	struct conn *closing;   /* closed, freed in the before-sleep hook */
-	struct conn *dirty;     /* connections with output to flush */
-	struct outpipe *pipes;  /* children's output pipes still open */
+	struct conn *conns;    /* every live connection */
+	struct conn *closing;  /* closed, freed in the before-sleep hook */
+	struct conn *dirty;    /* connections with output to flush */
+	struct outpipe *pipes; /* children's output pipes still open */
 
 	struct notify *notifies; /* pvm_notify registrations, oldest first */
 	struct notify **notify_tail; /* where the next one is linked */
-	struct idhash contexts; /* ctx -> owner tid (intptr) */
+	struct idhash contexts;	     /* ctx -> owner tid (intptr) */
 	int next_ctx;
 
 	/* dynamic groups (group.c), sorted by name */
@@ -77,7 +77,7 @@ struct pvmd {
 	struct mb_class *mb_classes; /* by name, in creation order */
 	struct mb_wait *mb_waits;    /* reads held until an entry appears */
 
-	char **spawn_path;      /* directories searched for spawn, NULL-ended */
+	char **spawn_path; /* directories searched for spawn, NULL-ended */
 	/* descriptors set aside for spawned tasks still to connect
 	 * (spawn.c), copied from resv_src (/dev/null, or -1) */
 	int *resv;
@@ -86,17 +86,17 @@ struct pvmd {
 	unsigned long child_nofile; /* RLIMIT_NOFILE soft limit for children
 				     * (0: leave as is) */
 
-	char dir[512];          /* the virtual machine's private directory */
+	char dir[512]; /* the virtual machine's private directory */
 	char sockpath[600], pidpath[600], lockpath[600], logpath[600];
 
-	int halting;            /* TM_HALT or SIGTERM seen */
+	int halting;		/* TM_HALT or SIGTERM seen */
 	uint64_t halt_deadline; /* when remaining tasks get SIGKILL (or,
 				 * after it, when the halt stops waiting) */
-	int halt_killed;        /* SIGKILL sent: waiting for them to go */
-	pid_t *halt_pids;       /* processes to stop (negative: a group) */
+	int halt_killed;	/* SIGKILL sent: waiting for them to go */
+	pid_t *halt_pids;	/* processes to stop (negative: a group) */
 	size_t nhalt_pids;
 	struct ev_timer halt_timer;
-	struct ev_timer tick;   /* housekeeping once a second */
+	struct ev_timer tick; /* housekeeping once a second */
 	unsigned ticks;
 };
 

@@ -22,8 +22,8 @@
 #include "pvmd/task.h"
 
 #define HALT_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
-#define HALT_KILL_MS 5000  /* then at most this for them to be gone */
-#define HALT_POLL_MS 20
+#define HALT_KILL_MS  5000 /* then at most this for them to be gone */
+#define HALT_POLL_MS  20
 
 /* A child process exited: if it was a task, the task is gone. */
 static void child_exited(struct pvmd *d, pid_t pid, int status)
@@ -72,7 +72,8 @@ static void signal_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 			break;
 		case SIGTERM:
 		case SIGINT:
-			pvmd_halt(d, si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+			pvmd_halt(d, si.ssi_signo == SIGTERM ? "SIGTERM"
+							     : "SIGINT");
 			break;
 		default:
 			break;
@@ -93,7 +94,8 @@ int pvmd_signals_init(struct pvmd *d)
 	d->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sig_fd < 0)
 		return -1;
-	return ev_io_start(d->loop, &d->sig_io, d->sig_fd, EPOLLIN, signal_cb, d);
+	return ev_io_start(d->loop, &d->sig_io, d->sig_fd, EPOLLIN, signal_cb,
+			   d);
 }
 
 /* Sends `sig` (0: just checks) to what the halt must stop.  Returns 1 if

@@ -74,13 +74,15 @@ int spawn_init(struct pvmd *d)
 	} else {
 		const char *home = getenv("HOME");
 		const char *root = getenv("PVM_ROOT");
-		size_t n = 2 * strlen(d->arch) + 64 + (home ? strlen(home) : 0) +
+		size_t n = 2 * strlen(d->arch) + 64 +
+			   (home ? strlen(home) : 0) +
 			   (root ? strlen(root) : 0);
 		list = malloc(n);
 		if (list) {
 			*list = 0;
 			if (home && *home)
-				snprintf(list, n, "%s/pvm3/bin/%s", home, d->arch);
+				snprintf(list, n, "%s/pvm3/bin/%s", home,
+					 d->arch);
 			if (root && *root)
 				snprintf(list + strlen(list), n - strlen(list),
 					 "%s%s/bin/%s", *list ? ":" : "", root,
@@ -200,11 +202,10 @@ struct child_args {
 	const struct pvmd *d;
 	char **argv, **env;
 	const char *dir;
-	int null;               /* /dev/null for its stdin, or -1 */
-	int outw;               /* its stdout and stderr */
-	int err;                /* set by the child: why the exec failed */
+	int null; /* /dev/null for its stdin, or -1 */
+	int outw; /* its stdout and stderr */
+	int err;  /* set by the child: why the exec failed */
 };
-
 
 #define CHILD_STACK (64u << 10)
 static _Alignas(64) unsigned char child_stack[CHILD_STACK];
@@ -349,8 +350,11 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 	for (int i = 0; i < q->argc; i++)
 		argv[k++] = q->argv[i];
 
-	struct child_args a = {.d = d, .argv = argv, .env = env,
-			       .dir = o->dir, .null = d->resv_src,
+	struct child_args a = {.d = d,
+			       .argv = argv,
+			       .env = env,
+			       .dir = o->dir,
+			       .null = d->resv_src,
 			       .outw = outp[1]};
 	pid_t pid = clone(child_main, child_stack + CHILD_STACK,
 			  CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
@@ -369,15 +373,17 @@ static int start_one(struct pvmd *d, struct task *t, const char *path,
 		plog(PL_ERR, "spawn %s: exec %s failed: %s", path, argv[0],
 		     strerror(a.err));
 		st = (a.err == ENOENT || a.err == EACCES || a.err == ENOEXEC ||
-		      a.err == ENOTDIR || a.err == EISDIR) ? PvmNoFile : PvmOutOfRes;
+		      a.err == ENOTDIR || a.err == EISDIR)
+			     ? PvmNoFile
+			     : PvmOutOfRes;
 		goto out;
 	}
 
 	t->pid = pid;
 	idhash_put(&d->children, (int)pid, (void *)(intptr_t)t->tid);
 	fcntl(outp[0], F_SETFL, O_NONBLOCK);
-	if (!output_watch(d, outp[0], t->tid, q->outtid, q->outctx,
-			  q->outtag, ptid))
+	if (!output_watch(d, outp[0], t->tid, q->outtid, q->outctx, q->outtag,
+			  ptid))
 		close(outp[0]);
 	outp[0] = -1;
 	st = 0;
@@ -438,8 +444,7 @@ static int host_selected(const struct pvmd *d, int flags, const char *host)
 	return (flags & PvmHostCompl) ? !in : in;
 }
 
-int spawn_tasks(struct pvmd *d, int ptid,
-		const struct spawn_req *q, int *tids)
+int spawn_tasks(struct pvmd *d, int ptid, const struct spawn_req *q, int *tids)
 {
 	if (d->halting)
 		return PvmSysErr;
@@ -453,7 +458,8 @@ int spawn_tasks(struct pvmd *d, int ptid,
 	struct spawn_opts o = {.dir = colon && colon[1] ? colon + 1 : NULL};
 	int in = host_selected(d, q->flags, host);
 	if (!in)
-		plog(PL_INFO, "t%x: spawn %s (flags 0x%x, where '%s'): no such host",
+		plog(PL_INFO,
+		     "t%x: spawn %s (flags 0x%x, where '%s'): no such host",
 		     ptid, q->file, (unsigned)q->flags, q->where);
 	if (in && (q->flags & PvmTaskDebug)) {
 		o.debugger = getenv("PVM_DEBUGGER");
@@ -462,8 +468,8 @@ int spawn_tasks(struct pvmd *d, int ptid,
 	}
 	char *path = in ? find_program(d, q->file) : NULL;
 	if (in && !path)
-		plog(PL_INFO, "t%x: spawn %s: no such executable file",
-		     ptid, q->file);
+		plog(PL_INFO, "t%x: spawn %s: no such executable file", ptid,
+		     q->file);
 	if (!path) {
 		free(host);
 		return fill(tids, q->count, in ? PvmNoFile : PvmNoHost);
@@ -481,7 +487,8 @@ int spawn_tasks(struct pvmd *d, int ptid,
 			o.debugger = dabs;
 	}
 
-	struct sibs *sibs = malloc(sizeof *sibs + (size_t)q->count * sizeof(int));
+	struct sibs *sibs =
+		malloc(sizeof *sibs + (size_t)q->count * sizeof(int));
 	if (!sibs) {
 		free(path);
 		free(host);
@@ -497,17 +504,20 @@ int spawn_tasks(struct pvmd *d, int ptid,
 		close(d->resv[--d->nresv]);
 	struct rlimit rl;
 	rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-		       rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : (rlim_t)1 << 30;
+				       rl.rlim_cur != RLIM_INFINITY
+			       ? rl.rlim_cur
+			       : (rlim_t)1 << 30;
 
 	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
 	int short_of_fds = 0;
 	for (int i = 0; i < q->count; i++) {
 		if (short_of_fds || fd_reserve(d, limit) < 0) {
 			if (!short_of_fds++)
-				plog(PL_ERR, "t%x: spawn %s: out of descriptors "
-				     "(%s): %d of %d not started", ptid,
-				     q->file, strerror(errno), q->count - i,
-				     q->count);
+				plog(PL_ERR,
+				     "t%x: spawn %s: out of descriptors "
+				     "(%s): %d of %d not started",
+				     ptid, q->file, strerror(errno),
+				     q->count - i, q->count);
 			tids[i] = PvmOutOfRes;
 			continue;
 		}
@@ -537,20 +547,22 @@ int spawn_tasks(struct pvmd *d, int ptid,
 			tids[i] = st;
 			if (d->nresv)
 				close(d->resv[--d->nresv]);
-			/* no descriptors or processes left: the rest fail too */
+			/* no descriptors or processes left: the rest fail too
+			 */
 			if (st == PvmOutOfRes && !short_of_fds++)
-				plog(PL_ERR, "t%x: spawn %s: out of resources "
+				plog(PL_ERR,
+				     "t%x: spawn %s: out of resources "
 				     "(descriptors or processes): %d of %d not "
-				     "started", ptid, q->file,
-				     q->count - i, q->count);
+				     "started",
+				     ptid, q->file, q->count - i, q->count);
 			continue;
 		}
 		tids[i] = t->tid;
 		sibs->tids[sibs->n++] = t->tid;
 		t->sibs = sibs;
 		sibs->refs++;
-		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", ptid,
-		     t->tid, path, (int)t->pid);
+		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", ptid, t->tid,
+		     path, (int)t->pid);
 	}
 	free(path);
 	free(host);

@@ -17,9 +17,9 @@ struct spawn_req {
 	int count;
 	int ctx;
 	int argc;
-	char **argv;            /* argc strings, NULL-ended */
+	char **argv; /* argc strings, NULL-ended */
 	int nenv;
-	char **env;             /* nenv "NAME=value" strings, NULL-ended */
+	char **env; /* nenv "NAME=value" strings, NULL-ended */
 	int outtid, outctx, outtag;
 };
 

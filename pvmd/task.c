@@ -121,7 +121,8 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		if (o && o->state == HOST_UP)
 			return host_send(d, o, f);
 		if (h->flags & WIRE_F_FIRST)
-			plog(PL_DEBUG, "t%x -> t%x tag %d: no such host, message dropped",
+			plog(PL_DEBUG,
+			     "t%x -> t%x tag %d: no such host, message dropped",
 			     h->src, h->dst, h->tag);
 		return 0;
 	}
@@ -130,18 +131,21 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		/* this pvmd's own address: SM_STHOSTACK from a registered
 		 * hoster (hoster_task.c), in one frame; anything else is
 		 * dropped (so is the rest of a message of many frames) */
-		if ((uint32_t)h->dst == (WIRE_TID_DAEMON | (uint32_t)d->hosttid)) {
+		if ((uint32_t)h->dst ==
+		    (WIRE_TID_DAEMON | (uint32_t)d->hosttid)) {
 			if ((h->flags & (WIRE_F_FIRST | WIRE_F_LAST)) ==
 			    (WIRE_F_FIRST | WIRE_F_LAST))
 				hoster_task_msg(d, h->src, h,
 						f->data + WIRE_HDR_SIZE);
 			else if (h->flags & WIRE_F_FIRST)
-				plog(PL_ERR, "t%x: message of many frames to the pvmd dropped",
+				plog(PL_ERR,
+				     "t%x: message of many frames to the pvmd dropped",
 				     h->src);
 			return 0;
 		}
 		if (h->flags & WIRE_F_FIRST)
-			plog(PL_DEBUG, "t%x -> t%x tag %d: no such task, message dropped",
+			plog(PL_DEBUG,
+			     "t%x -> t%x tag %d: no such task, message dropped",
 			     h->src, h->dst, h->tag);
 		return 0;
 	}

@@ -11,7 +11,7 @@
 
 #include "pvmd/pvmd.h"
 
-struct sibs {                   /* tids started by one spawn call */
+struct sibs { /* tids started by one spawn call */
 	int refs;
 	int n;
 	int tids[];
@@ -19,24 +19,24 @@ struct sibs {                   /* tids started by one spawn call */
 
 struct task {
 	int tid;
-	int ptid;               /* parent, 0 if none */
-	pid_t pid;              /* 0 if unknown */
-	int flags;              /* TASK_F_* as pvm_tasks reports them */
-	int pflags;             /* TM_CONNECT reply flags (CONN_PF_*) */
-	int ctx;                /* context the task starts in */
+	int ptid;		    /* parent, 0 if none */
+	pid_t pid;		    /* 0 if unknown */
+	int flags;		    /* TASK_F_* as pvm_tasks reports them */
+	int pflags;		    /* TM_CONNECT reply flags (CONN_PF_*) */
+	int ctx;		    /* context the task starts in */
 	int outtid, outctx, outtag; /* output destination for its children */
-	int noreset;            /* PvmNoReset set: a console's reset spares it */
-	int tcp_port;           /* its direct-route TCP listener (TM_CONNECT),
-				 * 0: none */
-	char *aout;             /* program name ("" if not spawned) */
-	struct sibs *sibs;      /* NULL when not spawned */
-	struct conn *conn;      /* NULL until enrolled */
-	struct fbuf **pend;     /* frames that arrived before it enrolled */
+	int noreset;	    /* PvmNoReset set: a console's reset spares it */
+	int tcp_port;	    /* its direct-route TCP listener (TM_CONNECT),
+			     * 0: none */
+	char *aout;	    /* program name ("" if not spawned) */
+	struct sibs *sibs;  /* NULL when not spawned */
+	struct conn *conn;  /* NULL until enrolled */
+	struct fbuf **pend; /* frames that arrived before it enrolled */
 	size_t npend, cappend;
 };
 
-#define TASK_F_SPAWNED 0x2      /* started by this pvmd (reference: 'f') */
-#define TASK_F_CONN 0x4         /* connected (WIRE_TF_CONN, reference: 'c') */
+#define TASK_F_SPAWNED 0x2 /* started by this pvmd (reference: 'f') */
+#define TASK_F_CONN    0x4 /* connected (WIRE_TF_CONN, reference: 'c') */
 
 /* TM_CONNECT reply flags. */
 #define CONN_PF_NOSPAWNPARENT 0x2

@@ -42,7 +42,7 @@ static void check(int ok, const char *what)
 
 static int dial(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
 		return -1;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -71,9 +71,13 @@ static int put(int fd, const void *p, size_t n)
 static int frame(int fd, uint16_t flags, int dst, int src, int tag,
 		 uint32_t wid, const void *p, size_t n, uint64_t total)
 {
-	struct wire_hdr h = { .len = (uint32_t)n, .flags = flags, .dst = dst,
-			      .src = src, .tag = tag, .wid = wid,
-			      .total = total };
+	struct wire_hdr h = {.len = (uint32_t)n,
+			     .flags = flags,
+			     .dst = dst,
+			     .src = src,
+			     .tag = tag,
+			     .wid = wid,
+			     .total = total};
 	/* One write: the pvmd may close as soon as it has seen the header. */
 	uint8_t *b = malloc(WIRE_HDR_SIZE + n);
 	if (!b)
@@ -88,8 +92,8 @@ static int frame(int fd, uint16_t flags, int dst, int src, int tag,
 
 static int ctrl(int fd, int src, int code, const struct wire_wr *w)
 {
-	return frame(fd, WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL, 0x40000,
-		     src, code, 1, w ? w->buf : NULL, w ? w->len : 0,
+	return frame(fd, WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL, 0x40000, src,
+		     code, 1, w ? w->buf : NULL, w ? w->len : 0,
 		     w ? w->len : 0);
 }
 
@@ -102,7 +106,7 @@ static int get(int fd, struct wire_hdr *h, uint8_t **payload, int ms)
 	*payload = NULL;
 	for (int phase = 0; phase < 2; phase++) {
 		while (got < want) {
-			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			struct pollfd pf = {.fd = fd, .events = POLLIN};
 			if (poll(&pf, 1, ms) <= 0)
 				return -1;
 			ssize_t r = read(fd, dst + got, want - got);
@@ -172,8 +176,12 @@ static void pre(const char *what, const void *bytes, size_t n)
 static void hdr_bytes(uint8_t *out, uint32_t len, uint16_t flags, int tag,
 		      uint64_t total)
 {
-	struct wire_hdr h = { .len = len, .flags = flags, .dst = 0x40000,
-			      .tag = tag, .wid = 1, .total = total };
+	struct wire_hdr h = {.len = len,
+			     .flags = flags,
+			     .dst = 0x40000,
+			     .tag = tag,
+			     .wid = 1,
+			     .total = total};
 	wire_hdr_encode(&h, out);
 }
 
@@ -214,8 +222,7 @@ static void pre_enroll_cases(void)
 	uint8_t *p = NULL;
 	int ok = fd >= 0 && ctrl(fd, 0, WIRE_TM_CONNECT, &w) == 0 &&
 		 get(fd, &h, &p, 3000) == 1 && h.len >= 4 &&
-		 be32(p) == PvmBadVersion &&
-		 closed_by_pvmd(fd);
+		 be32(p) == PvmBadVersion && closed_by_pvmd(fd);
 	free(p);
 	wire_wr_free(&w);
 	check(ok, "wrong protocol version gets PvmBadVersion and a close");
@@ -275,12 +282,12 @@ static void enrolled_cases(void)
 	post("TM_CONFIG with a payload", C, 0, 0, WIRE_TM_CONFIG, &w, w.len);
 	wire_wr_free(&w);
 	wire_wr_str(&w, "grp");
-	post("TM_GS_BARRIER without its count", C, 0, 0, WIRE_TM_GS_BARRIER,
-	     &w, w.len);
+	post("TM_GS_BARRIER without its count", C, 0, 0, WIRE_TM_GS_BARRIER, &w,
+	     w.len);
 	wire_wr_i32(&w, 1);
 	wire_wr_i32(&w, 1);
-	post("TM_GS_FREEZE with trailing bytes", C, 0, 0, WIRE_TM_GS_FREEZE,
-	     &w, w.len);
+	post("TM_GS_FREEZE with trailing bytes", C, 0, 0, WIRE_TM_GS_FREEZE, &w,
+	     w.len);
 	post("TM_GS_LIST with a payload", C, 0, 0, WIRE_TM_GS_LIST, &w, w.len);
 	wire_wr_free(&w);
 	wire_wr_i32(&w, 0x7ffffff0); /* string length */
@@ -289,12 +296,12 @@ static void enrolled_cases(void)
 	     WIRE_TM_GS_JOIN, &w, w.len);
 	wire_wr_free(&w);
 	wire_wr_i32(&w, 42);
-	post("data frame with another task's src",
-	     WIRE_F_FIRST | WIRE_F_LAST, 1, 0x40001, 1, &w, 4);
-	post("continuation frame without a first one", WIRE_F_LAST, 0,
-	     0x40001, 1, &w, 0);
-	post("more bytes than the message's total", WIRE_F_FIRST, 0, 0x40001,
-	     1, &w, 2);
+	post("data frame with another task's src", WIRE_F_FIRST | WIRE_F_LAST,
+	     1, 0x40001, 1, &w, 4);
+	post("continuation frame without a first one", WIRE_F_LAST, 0, 0x40001,
+	     1, &w, 0);
+	post("more bytes than the message's total", WIRE_F_FIRST, 0, 0x40001, 1,
+	     &w, 2);
 	wire_wr_free(&w);
 
 	/* An unknown code is answered PvmNotImpl; the connection stays. */
@@ -326,19 +333,29 @@ static void random_cases(int n)
 			return;
 		}
 		for (size_t k = 0; k < sizeof buf; k++)
-			buf[k] = (uint8_t)((seed = seed * 1103515245 + 12345) >> 16);
+			buf[k] = (uint8_t)((seed = seed * 1103515245 + 12345) >>
+					   16);
 		size_t len = (seed >> 8) % 256;
 		struct wire_hdr h;
 		uint16_t fl = (uint16_t)((seed >> 3) % 9);
-		int codes[] = { 0, WIRE_TM_SPAWN, WIRE_TM_NOTIFY, WIRE_TM_KILL,
-				WIRE_TM_TASKS, WIRE_TM_CONTEXT, 77,
-				WIRE_TM_GS_JOIN, WIRE_TM_GS_BARRIER,
-				WIRE_TM_GS_FREEZE };
+		int codes[] = {0,
+			       WIRE_TM_SPAWN,
+			       WIRE_TM_NOTIFY,
+			       WIRE_TM_KILL,
+			       WIRE_TM_TASKS,
+			       WIRE_TM_CONTEXT,
+			       77,
+			       WIRE_TM_GS_JOIN,
+			       WIRE_TM_GS_BARRIER,
+			       WIRE_TM_GS_FREEZE};
 		int ncodes = (int)(sizeof codes / sizeof *codes);
 		h = (struct wire_hdr){
-			.len = (uint32_t)len, .flags = fl, .dst = 0x40000,
+			.len = (uint32_t)len,
+			.flags = fl,
+			.dst = 0x40000,
 			.src = (seed & 1) ? tid : tid + 1,
-			.tag = codes[(seed >> 5) % ncodes], .wid = 1,
+			.tag = codes[(seed >> 5) % ncodes],
+			.wid = 1,
 			.total = (seed & 2) ? len : len + (seed >> 20) % 3,
 		};
 		wire_hdr_encode(&h, buf);
@@ -373,7 +390,8 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 200;
 	int fd = dial();
 	if (fd < 0) {
-		fprintf(stderr, "wirefuzz: no pvmd answers (PVM_TMP/PVM_VMID?)\n");
+		fprintf(stderr,
+			"wirefuzz: no pvmd answers (PVM_TMP/PVM_VMID?)\n");
 		return 2;
 	}
 	close(fd);

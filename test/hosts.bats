@@ -187,7 +187,11 @@ rsh() {
 	host_uncut 2
 	# back within 5 s (the neighbour entry of h2 may have failed during
 	# the cut: the first connect then waits for ARP; seen under load)
-	wait_until 5 reach 1 h2
+	local n=0
+	until reach 1 h2; do
+		n=$((n + 1))
+		[ "$n" -lt 5 ] || false
+	done
 	run rsh 1 h2 hostname
 	[ "$output" = h2 ]
 }

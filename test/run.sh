@@ -73,6 +73,27 @@ run_units() {
 # The unit tests test our library only, so not in a run against the reference.
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	run_units "$abs_top_builddir"
+	# every C file in the layout of .clang-format (clang-format 14, as
+	# Debian 12 has it; another version formats otherwise: skipped)
+	echo "# clang-format --dry-run"
+	if clang-format --version 2>/dev/null | grep -q 'version 14\.'; then
+		bad=$(cd "$abs_top_srcdir" && { git ls-files '*.c' '*.h' 2>/dev/null ||
+			find . -name '*.[ch]' -not -name config.h -not -path './asan-build/*'; } |
+			grep -v '^\(\./\)\?include/' |
+			while read -r f; do
+				clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
+			done)
+		if [ -z "$bad" ]; then
+			echo "ok - every C file is formatted (.clang-format)"
+			passed=$((passed + 1))
+		else
+			echo "not ok - not formatted (clang-format -i FILE):" $bad
+			failed=$((failed + 1))
+		fi
+	else
+		echo "ok - # SKIP clang-format 14 is not installed"
+		skipped=$((skipped + 1))
+	fi
 	# libpvm's layers call only downward (docs/architecture.md)
 	echo "# test/layers.py"
 	python3 "$abs_top_srcdir/test/layers.py" "$abs_top_builddir" 2>&1 | tee "$log"

@@ -50,9 +50,9 @@ FILE *lp_catchout_fp;
 static FILE *outfp;
 
 /* Output message codes in the count field. */
-#define OUT_EOF 0
+#define OUT_EOF	  0
 #define OUT_BEGIN (-1)
-#define OUT_NEW (-2)
+#define OUT_NEW	  (-2)
 
 struct otask {
 	struct otask *next;

@@ -17,8 +17,7 @@
  * call itself through lp_err.  A NULL name goes as "" and the pvmd
  * answers for it (the reference crashes on one).
  */
-static int host_call(const char *fn, int code, char **names, int n,
-		     int *infos)
+static int host_call(const char *fn, int code, char **names, int n, int *infos)
 {
 	if (!names || n < 1)
 		return lp_err(fn, PvmBadParam);
@@ -80,7 +79,8 @@ static struct timeval tv_sub(struct timeval a, struct timeval b)
 		rem += 1000000;
 		s--;
 	}
-	return (struct timeval){.tv_sec = (time_t)s, .tv_usec = (suseconds_t)rem};
+	return (struct timeval){.tv_sec = (time_t)s,
+				.tv_usec = (suseconds_t)rem};
 }
 
 /* The reference reports this function's errors under this name. */

@@ -33,7 +33,6 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
 	return LATER("pvm_reg_rm");
 }
 
-
 /* ---- tracing (no issue filed yet) ---- */
 
 int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask,

@@ -245,7 +245,8 @@ int pvm_insert(char *name, int req, int data)
 		return lp_err(fn, PvmNoMem);
 	int sbf = pvm_setsbuf(b->id);
 	pvm_pkint(&data, 1, 1);
-	int st = put(fn, name, b->id, req, PvmMboxPersistent | PvmMboxMultiInstance);
+	int st = put(fn, name, b->id, req,
+		     PvmMboxPersistent | PvmMboxMultiInstance);
 	pvm_setsbuf(sbf);
 	lp_buf_free(b);
 	return st;
@@ -264,7 +265,8 @@ int pvm_lookup(char *name, int req, int *datap)
 	if (datap && b->len >= 4) {
 		const uint8_t *p = b->data;
 		if (b->enc == PvmDataDefault)
-			*datap = (int)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			*datap = (int)((uint32_t)p[0] << 24 |
+				       (uint32_t)p[1] << 16 |
 				       (uint32_t)p[2] << 8 | p[3]);
 		else
 			memcpy(datap, p, sizeof *datap);

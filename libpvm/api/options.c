@@ -18,8 +18,11 @@
 static int from_pvmd(int what)
 {
 	switch (what) {
-	case PvmOutputTid: case PvmOutputCode: case PvmOutputContext:
-	case PvmSelfOutputTid: case PvmSelfOutputCode:
+	case PvmOutputTid:
+	case PvmOutputCode:
+	case PvmOutputContext:
+	case PvmSelfOutputTid:
+	case PvmSelfOutputCode:
 	case PvmSelfOutputContext:
 		return 1;
 	}
@@ -39,31 +42,56 @@ static void settle(int what)
 static int *slot(int what)
 {
 	switch (what) {
-	case PvmRoute: return &lp.route;
-	case PvmDebugMask: return &lp.debugmask;
-	case PvmAutoErr: return &lp_autoerr;
-	case PvmOutputTid: return &lp.outtid;
-	case PvmOutputCode: return &lp.outtag;
-	case PvmTraceTid: return &lp.trctid;
-	case PvmTraceCode: return &lp.trctag;
-	case PvmTraceBuffer: return &lp.trcbuf;
-	case PvmTraceOptions: return &lp.trcopt;
-	case PvmFragSize: return &lp.fragsize;
-	case PvmResvTids: return &lp.resvtids;
-	case PvmSelfOutputTid: return &lp.selfouttid;
-	case PvmSelfOutputCode: return &lp.selfouttag;
-	case PvmSelfTraceTid: return &lp.selftrctid;
-	case PvmSelfTraceCode: return &lp.selftrctag;
-	case PvmSelfTraceBuffer: return &lp.selftrcbuf;
-	case PvmSelfTraceOptions: return &lp.selftrcopt;
-	case PvmShowTids: return &lp.showtids;
-	case PvmOutputContext: return &lp.outctx;
-	case PvmTraceContext: return &lp.trcctx;
-	case PvmSelfOutputContext: return &lp.selfoutctx;
-	case PvmSelfTraceContext: return &lp.selftrcctx;
-	case PvmNoReset: return &lp.noreset;
-	case PvmPollType: return &lp_poll_type;
-	case PvmPollTime: return &lp_poll_time;
+	case PvmRoute:
+		return &lp.route;
+	case PvmDebugMask:
+		return &lp.debugmask;
+	case PvmAutoErr:
+		return &lp_autoerr;
+	case PvmOutputTid:
+		return &lp.outtid;
+	case PvmOutputCode:
+		return &lp.outtag;
+	case PvmTraceTid:
+		return &lp.trctid;
+	case PvmTraceCode:
+		return &lp.trctag;
+	case PvmTraceBuffer:
+		return &lp.trcbuf;
+	case PvmTraceOptions:
+		return &lp.trcopt;
+	case PvmFragSize:
+		return &lp.fragsize;
+	case PvmResvTids:
+		return &lp.resvtids;
+	case PvmSelfOutputTid:
+		return &lp.selfouttid;
+	case PvmSelfOutputCode:
+		return &lp.selfouttag;
+	case PvmSelfTraceTid:
+		return &lp.selftrctid;
+	case PvmSelfTraceCode:
+		return &lp.selftrctag;
+	case PvmSelfTraceBuffer:
+		return &lp.selftrcbuf;
+	case PvmSelfTraceOptions:
+		return &lp.selftrcopt;
+	case PvmShowTids:
+		return &lp.showtids;
+	case PvmOutputContext:
+		return &lp.outctx;
+	case PvmTraceContext:
+		return &lp.trcctx;
+	case PvmSelfOutputContext:
+		return &lp.selfoutctx;
+	case PvmSelfTraceContext:
+		return &lp.selftrcctx;
+	case PvmNoReset:
+		return &lp.noreset;
+	case PvmPollType:
+		return &lp_poll_type;
+	case PvmPollTime:
+		return &lp_poll_time;
 	}
 	return NULL; /* unknown */
 }
@@ -116,12 +144,14 @@ static int check(int what, int val)
 {
 	switch (what) {
 	case PvmRoute:
-		return val >= PvmDontRoute && val <= PvmRouteDirect ? 0
-								      : PvmBadParam;
+		return val >= PvmDontRoute && val <= PvmRouteDirect
+			       ? 0
+			       : PvmBadParam;
 	case PvmTraceOptions:
 	case PvmSelfTraceOptions:
-		return val >= PvmTraceFull && val <= PvmTraceCount ? 0
-								   : PvmBadParam;
+		return val >= PvmTraceFull && val <= PvmTraceCount
+			       ? 0
+			       : PvmBadParam;
 	case PvmPollType: /* how a receive waits on shared memory */
 		return val == PvmPollConstant || val == PvmPollSleep
 			       ? 0

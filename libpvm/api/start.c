@@ -23,7 +23,7 @@
 #endif
 
 #define START_TIMEOUT_MS 30000
-#define START_POLL_MS 10
+#define START_POLL_MS	 10
 
 /* Whether a pvmd of this user and PVM_VMID accepts connections now. */
 static int pvmd_answers(void)
@@ -78,12 +78,15 @@ static int run_pvmd(int argc, char **argv)
 	}
 	free(av);
 
-	for (int waited = 0; waited < START_TIMEOUT_MS; waited += START_POLL_MS) {
+	for (int waited = 0; waited < START_TIMEOUT_MS;
+	     waited += START_POLL_MS) {
 		int st;
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid)
 			return WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-					       pvmd_answers() ? 0 : PvmCantStart;
+					       pvmd_answers()
+				       ? 0
+				       : PvmCantStart;
 		if (w < 0 && errno != EINTR)
 			/* reaped elsewhere (SIGCHLD ignored...): just look */
 			return pvmd_answers() ? 0 : PvmCantStart;

@@ -12,7 +12,7 @@
 
 /* pvm_halt waits in 20 ms steps: for its SIGTERM (or the pvmd's end),
  * or, when SIGTERM does not kill us, for a handler to run. */
-#define HALT_WAIT_STEPS 250
+#define HALT_WAIT_STEPS	 250
 #define HALT_GRACE_STEPS 10
 
 int pvm_mytid(void)

@@ -65,7 +65,8 @@ static int notify_check(int kind, int msgtag, int cnt, const int *tids)
 		return 0; /* cnt: how many times; -1 for ever, 0 stops */
 	case PvmRouteAdd:
 	case PvmRouteDelete:
-		return PvmNotImpl; /* undocumented; no direct-route events yet */
+		return PvmNotImpl; /* undocumented; no direct-route events yet
+				    */
 	}
 	return PvmBadParam;
 }

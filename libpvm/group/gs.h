@@ -36,12 +36,12 @@ static inline int gs_quiet_err(int code)
 
 /* One group's member list, sorted by instance. */
 struct gs_members {
-	int frozen;  /* made static by pvm_freezegroup */
-	int n;       /* number of members */
-	int *inst;   /* instance numbers, ascending */
-	int *tid;    /* their tids */
-	int slot;    /* the group's shared barrier slot (gshm.h), -1: none */
-	int gid;     /* the group's id, which the slot must carry */
+	int frozen; /* made static by pvm_freezegroup */
+	int n;	    /* number of members */
+	int *inst;  /* instance numbers, ascending */
+	int *tid;   /* their tids */
+	int slot;   /* the group's shared barrier slot (gshm.h), -1: none */
+	int gid;    /* the group's id, which the slot must carry */
 };
 
 void gs_members_free(struct gs_members *m);
@@ -141,8 +141,8 @@ int gs_send(int tid, int tag, enum gs_kind kind, const void *data, int count,
  * Returns 0, PvmMismatch when the header differs, the sender's failure
  * (negative status in the header), or another negative PVM code.
  */
-int gs_recv(const char *group, int tid, int tag, enum gs_kind kind,
-	    void *out, int count, int datatype);
+int gs_recv(const char *group, int tid, int tag, enum gs_kind kind, void *out,
+	    int count, int datatype);
 
 /* ---- the reduction tree (tree.c) ---- */
 

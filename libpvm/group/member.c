@@ -99,8 +99,7 @@ void gs_cache_drop(const char *group)
 	free(c);
 }
 
-void gs_cache_put(const char *group, const struct gs_members *m,
-		  unsigned epoch)
+void gs_cache_put(const char *group, const struct gs_members *m, unsigned epoch)
 {
 	gs_cache_drop(group);
 	struct cached *c = calloc(1, sizeof *c);

@@ -19,59 +19,59 @@ enum op { OP_MAX, OP_MIN, OP_SUM, OP_PROD };
  * compiler can vectorise.  For integers W is the unsigned twin used for
  * sums and products (they wrap instead of being undefined); for reals it
  * is the type itself. */
-#define LOOPS(T, W)                                                           \
-	do {                                                                  \
-		T *a = x;                                                     \
-		const T *b = y;                                               \
-		switch (op) {                                                 \
-		case OP_MAX:                                                  \
-			for (int i = 0; i < n; i++)                           \
-				a[i] = b[i] > a[i] ? b[i] : a[i];             \
-			break;                                                \
-		case OP_MIN:                                                  \
-			for (int i = 0; i < n; i++)                           \
-				a[i] = b[i] < a[i] ? b[i] : a[i];             \
-			break;                                                \
-		case OP_SUM:                                                  \
-			for (int i = 0; i < n; i++)                           \
-				a[i] = (T)((W)a[i] + (W)b[i]);                \
-			break;                                                \
-		case OP_PROD:                                                 \
-			for (int i = 0; i < n; i++)                           \
-				a[i] = (T)((W)a[i] * (W)b[i]);                \
-			break;                                                \
-		}                                                             \
+#define LOOPS(T, W)                                                            \
+	do {                                                                   \
+		T *a = x;                                                      \
+		const T *b = y;                                                \
+		switch (op) {                                                  \
+		case OP_MAX:                                                   \
+			for (int i = 0; i < n; i++)                            \
+				a[i] = b[i] > a[i] ? b[i] : a[i];              \
+			break;                                                 \
+		case OP_MIN:                                                   \
+			for (int i = 0; i < n; i++)                            \
+				a[i] = b[i] < a[i] ? b[i] : a[i];              \
+			break;                                                 \
+		case OP_SUM:                                                   \
+			for (int i = 0; i < n; i++)                            \
+				a[i] = (T)((W)a[i] + (W)b[i]);                 \
+			break;                                                 \
+		case OP_PROD:                                                  \
+			for (int i = 0; i < n; i++)                            \
+				a[i] = (T)((W)a[i] * (W)b[i]);                 \
+			break;                                                 \
+		}                                                              \
 	} while (0)
 
 /* Complex pairs: Max/Min by modulus (squares compared; a tie keeps x). */
-#define CPLX_LOOP(T)                                                          \
-	do {                                                                  \
-		T *a = x;                                                     \
-		const T *b = y;                                               \
-		for (int i = 0; i < 2 * n; i += 2) {                          \
-			T ma = a[i] * a[i] + a[i + 1] * a[i + 1];             \
-			T mb = b[i] * b[i] + b[i + 1] * b[i + 1];             \
-			T re, im;                                             \
-			switch (op) {                                         \
-			case OP_MAX:                                          \
-			case OP_MIN:                                          \
-				if (op == OP_MAX ? mb > ma : mb < ma) {       \
-					a[i] = b[i];                          \
-					a[i + 1] = b[i + 1];                  \
-				}                                             \
-				break;                                        \
-			case OP_SUM:                                          \
-				a[i] += b[i];                                 \
-				a[i + 1] += b[i + 1];                         \
-				break;                                        \
-			case OP_PROD:                                         \
-				re = a[i] * b[i] - a[i + 1] * b[i + 1];       \
-				im = a[i] * b[i + 1] + a[i + 1] * b[i];       \
-				a[i] = re;                                    \
-				a[i + 1] = im;                                \
-				break;                                        \
-			}                                                     \
-		}                                                             \
+#define CPLX_LOOP(T)                                                           \
+	do {                                                                   \
+		T *a = x;                                                      \
+		const T *b = y;                                                \
+		for (int i = 0; i < 2 * n; i += 2) {                           \
+			T ma = a[i] * a[i] + a[i + 1] * a[i + 1];              \
+			T mb = b[i] * b[i] + b[i + 1] * b[i + 1];              \
+			T re, im;                                              \
+			switch (op) {                                          \
+			case OP_MAX:                                           \
+			case OP_MIN:                                           \
+				if (op == OP_MAX ? mb > ma : mb < ma) {        \
+					a[i] = b[i];                           \
+					a[i + 1] = b[i + 1];                   \
+				}                                              \
+				break;                                         \
+			case OP_SUM:                                           \
+				a[i] += b[i];                                  \
+				a[i + 1] += b[i + 1];                          \
+				break;                                         \
+			case OP_PROD:                                          \
+				re = a[i] * b[i] - a[i + 1] * b[i + 1];        \
+				im = a[i] * b[i + 1] + a[i + 1] * b[i];        \
+				a[i] = re;                                     \
+				a[i + 1] = im;                                 \
+				break;                                         \
+			}                                                      \
+		}                                                              \
 	} while (0)
 
 static void apply(enum op op, const int *datatype, void *x, const void *y,
@@ -91,17 +91,39 @@ static void apply(enum op op, const int *datatype, void *x, const void *y,
 		else
 			LOOPS(signed char, unsigned char);
 		break;
-	case PVM_SHORT: LOOPS(short, unsigned short); break;
-	case PVM_INT: LOOPS(int, unsigned int); break;
-	case PVM_LONG: LOOPS(long, unsigned long); break;
-	case PVM_USHORT: LOOPS(unsigned short, unsigned short); break;
-	case PVM_UINT: LOOPS(unsigned int, unsigned int); break;
-	case PVM_ULONG: LOOPS(unsigned long, unsigned long); break;
-	case PVM_FLOAT: LOOPS(float, float); break;
-	case PVM_DOUBLE: LOOPS(double, double); break;
-	case PVM_CPLX: CPLX_LOOP(float); break;
-	case PVM_DCPLX: CPLX_LOOP(double); break;
-	default: r = PvmBadParam; break;
+	case PVM_SHORT:
+		LOOPS(short, unsigned short);
+		break;
+	case PVM_INT:
+		LOOPS(int, unsigned int);
+		break;
+	case PVM_LONG:
+		LOOPS(long, unsigned long);
+		break;
+	case PVM_USHORT:
+		LOOPS(unsigned short, unsigned short);
+		break;
+	case PVM_UINT:
+		LOOPS(unsigned int, unsigned int);
+		break;
+	case PVM_ULONG:
+		LOOPS(unsigned long, unsigned long);
+		break;
+	case PVM_FLOAT:
+		LOOPS(float, float);
+		break;
+	case PVM_DOUBLE:
+		LOOPS(double, double);
+		break;
+	case PVM_CPLX:
+		CPLX_LOOP(float);
+		break;
+	case PVM_DCPLX:
+		CPLX_LOOP(double);
+		break;
+	default:
+		r = PvmBadParam;
+		break;
 	}
 	if (info)
 		*info = r;

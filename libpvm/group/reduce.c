@@ -73,7 +73,7 @@ int pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data,
 	int parent = 0;
 	int *children = malloc((size_t)m.n * sizeof(int));
 	int nc = children ? gs_tree_place(&m, me, root, gs_tree_fanout(),
-					   &parent, children)
+					  &parent, children)
 			  : PvmNoMem;
 	gs_members_free(&m);
 	if (nc < 0) {

@@ -31,8 +31,8 @@ static int prepare(int count, int datatype, int msgtag, const char *group,
 	return 0;
 }
 
-int pvm_scatter(void *result, void *data, int count, int datatype,
-		int msgtag, char *group, int rootginst)
+int pvm_scatter(void *result, void *data, int count, int datatype, int msgtag,
+		char *group, int rootginst)
 {
 	static const char fn[] = "pvm_scatter";
 	struct gs_members m;
@@ -72,8 +72,8 @@ int pvm_scatter(void *result, void *data, int count, int datatype,
 	return lpvm_priv_err(fn, r);
 }
 
-int pvm_gather(void *result, void *data, int count, int datatype,
-	       int msgtag, char *group, int rootginst)
+int pvm_gather(void *result, void *data, int count, int datatype, int msgtag,
+	       char *group, int rootginst)
 {
 	static const char fn[] = "pvm_gather";
 	struct gs_members m;
@@ -100,8 +100,8 @@ int pvm_gather(void *result, void *data, int count, int datatype,
 			if (i == me)
 				memcpy(dst, data, part);
 			else
-				ri = gs_recv(group, m.tid[i], msgtag,
-					     GS_GATHER, dst, count, datatype);
+				ri = gs_recv(group, m.tid[i], msgtag, GS_GATHER,
+					     dst, count, datatype);
 			if (r >= 0)
 				r = ri;
 		}

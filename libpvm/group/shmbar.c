@@ -27,7 +27,7 @@
  * a barrier whose members arrive together never sleeps.  Only when every
  * member can have a CPU of its own: otherwise a spinning waiter takes the
  * CPU that a member still to arrive needs. */
-#define SPINS 200
+#define SPINS	  200
 /* Then, up to this long, the waiter yields the CPU between looks: with
  * more members than CPUs the members still to arrive run meanwhile, and
  * the release is seen without the cost of a wake-up (on 2 CPUs, 16
@@ -35,7 +35,7 @@
  * 70 us since the members share the master's scheduling group, see
  * pvmd/main.c detach()).
  * After it, the waiter sleeps on the futex and uses no CPU. */
-#define YIELD_NS 500000
+#define YIELD_NS  500000
 
 static struct gshm_slot *slots; /* the pvmd's file, mapped once */
 
@@ -77,8 +77,8 @@ static int wait_end(struct gshm_slot *s, uint32_t gen, uint32_t count)
 	int spins = spins_for(count);
 	int64_t yield_until = 0;
 	for (int i = 0;; i++) {
-		uint64_t st = atomic_load_explicit(&s->state,
-						   memory_order_acquire);
+		uint64_t st =
+			atomic_load_explicit(&s->state, memory_order_acquire);
 		if (gshm_gen(st) != gen)
 			break;
 		if (i < spins) {
@@ -133,8 +133,8 @@ int gs_shm_barrier(int slot, int gid, int count)
 		return PvmNoGroup; /* the group is gone (its slot reused) */
 
 	for (;;) {
-		uint64_t st = atomic_load_explicit(&s->state,
-						   memory_order_acquire);
+		uint64_t st =
+			atomic_load_explicit(&s->state, memory_order_acquire);
 		int flags = atomic_load(&s->flags);
 		if (flags & GSHM_F_DEFUNCT)
 			return PvmNoGroup;
@@ -160,9 +160,9 @@ int gs_shm_barrier(int slot, int gid, int count)
 			continue; /* someone else moved: look again */
 		}
 		uint64_t next = gshm_state(gen, arr + 1, want);
-		if (atomic_compare_exchange_weak_explicit(
-			    &s->state, &st, next, memory_order_acq_rel,
-			    memory_order_acquire))
+		if (atomic_compare_exchange_weak_explicit(&s->state, &st, next,
+							  memory_order_acq_rel,
+							  memory_order_acquire))
 			return wait_end(s, gen, want);
 	}
 }

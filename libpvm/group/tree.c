@@ -15,8 +15,8 @@
 #include <string.h>
 
 #define FANOUT_DEFAULT 4
-#define FANOUT_MIN 2
-#define FANOUT_MAX 64
+#define FANOUT_MIN     2
+#define FANOUT_MAX     64
 
 int gs_tree_fanout(void)
 {
@@ -96,7 +96,8 @@ int gs_tree_place(const struct gs_members *m, int me, int root, int fanout,
 			continue;
 		int seen = 0;
 		for (int j = 0; j < nlead && !seen; j++)
-			seen = host_of(m->tid[leaders[j]]) == host_of(m->tid[i]);
+			seen = host_of(m->tid[leaders[j]]) ==
+			       host_of(m->tid[i]);
 		if (!seen)
 			leaders[nlead++] = i; /* lowest instance of its host */
 	}

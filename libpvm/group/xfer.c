@@ -14,7 +14,7 @@
 
 /* How long one wait for a member's message lasts before we check that
  * the member is still in the group. */
-#define GS_WAIT_USEC 300000
+#define GS_WAIT_USEC  300000
 /* Last look for a message after learning that its sender left: it may
  * have sent before leaving, on another connection than the pvmd's. */
 #define GS_GRACE_USEC 100000
@@ -22,18 +22,30 @@
 size_t gs_type_size(int datatype)
 {
 	switch (datatype) {
-	case PVM_BYTE: return 1;
-	case PVM_SHORT: return sizeof(short);
-	case PVM_INT: return sizeof(int);
-	case PVM_FLOAT: return sizeof(float);
-	case PVM_CPLX: return 2 * sizeof(float);
-	case PVM_DOUBLE: return sizeof(double);
-	case PVM_DCPLX: return 2 * sizeof(double);
-	case PVM_LONG: return sizeof(long);
-	case PVM_USHORT: return sizeof(unsigned short);
-	case PVM_UINT: return sizeof(unsigned int);
-	case PVM_ULONG: return sizeof(unsigned long);
-	default: return 0;
+	case PVM_BYTE:
+		return 1;
+	case PVM_SHORT:
+		return sizeof(short);
+	case PVM_INT:
+		return sizeof(int);
+	case PVM_FLOAT:
+		return sizeof(float);
+	case PVM_CPLX:
+		return 2 * sizeof(float);
+	case PVM_DOUBLE:
+		return sizeof(double);
+	case PVM_DCPLX:
+		return 2 * sizeof(double);
+	case PVM_LONG:
+		return sizeof(long);
+	case PVM_USHORT:
+		return sizeof(unsigned short);
+	case PVM_UINT:
+		return sizeof(unsigned int);
+	case PVM_ULONG:
+		return sizeof(unsigned long);
+	default:
+		return 0;
 	}
 }
 
@@ -41,36 +53,60 @@ static int pack(const void *p, int n, int datatype)
 {
 	void *d = (void *)p; /* pvm_pk* take non-const pointers */
 	switch (datatype) {
-	case PVM_BYTE: return pvm_pkbyte(d, n, 1);
-	case PVM_SHORT: return pvm_pkshort(d, n, 1);
-	case PVM_INT: return pvm_pkint(d, n, 1);
-	case PVM_FLOAT: return pvm_pkfloat(d, n, 1);
-	case PVM_CPLX: return pvm_pkcplx(d, n, 1);
-	case PVM_DOUBLE: return pvm_pkdouble(d, n, 1);
-	case PVM_DCPLX: return pvm_pkdcplx(d, n, 1);
-	case PVM_LONG: return pvm_pklong(d, n, 1);
-	case PVM_USHORT: return pvm_pkushort(d, n, 1);
-	case PVM_UINT: return pvm_pkuint(d, n, 1);
-	case PVM_ULONG: return pvm_pkulong(d, n, 1);
-	default: return PvmBadParam;
+	case PVM_BYTE:
+		return pvm_pkbyte(d, n, 1);
+	case PVM_SHORT:
+		return pvm_pkshort(d, n, 1);
+	case PVM_INT:
+		return pvm_pkint(d, n, 1);
+	case PVM_FLOAT:
+		return pvm_pkfloat(d, n, 1);
+	case PVM_CPLX:
+		return pvm_pkcplx(d, n, 1);
+	case PVM_DOUBLE:
+		return pvm_pkdouble(d, n, 1);
+	case PVM_DCPLX:
+		return pvm_pkdcplx(d, n, 1);
+	case PVM_LONG:
+		return pvm_pklong(d, n, 1);
+	case PVM_USHORT:
+		return pvm_pkushort(d, n, 1);
+	case PVM_UINT:
+		return pvm_pkuint(d, n, 1);
+	case PVM_ULONG:
+		return pvm_pkulong(d, n, 1);
+	default:
+		return PvmBadParam;
 	}
 }
 
 static int unpack(void *d, int n, int datatype)
 {
 	switch (datatype) {
-	case PVM_BYTE: return pvm_upkbyte(d, n, 1);
-	case PVM_SHORT: return pvm_upkshort(d, n, 1);
-	case PVM_INT: return pvm_upkint(d, n, 1);
-	case PVM_FLOAT: return pvm_upkfloat(d, n, 1);
-	case PVM_CPLX: return pvm_upkcplx(d, n, 1);
-	case PVM_DOUBLE: return pvm_upkdouble(d, n, 1);
-	case PVM_DCPLX: return pvm_upkdcplx(d, n, 1);
-	case PVM_LONG: return pvm_upklong(d, n, 1);
-	case PVM_USHORT: return pvm_upkushort(d, n, 1);
-	case PVM_UINT: return pvm_upkuint(d, n, 1);
-	case PVM_ULONG: return pvm_upkulong(d, n, 1);
-	default: return PvmBadParam;
+	case PVM_BYTE:
+		return pvm_upkbyte(d, n, 1);
+	case PVM_SHORT:
+		return pvm_upkshort(d, n, 1);
+	case PVM_INT:
+		return pvm_upkint(d, n, 1);
+	case PVM_FLOAT:
+		return pvm_upkfloat(d, n, 1);
+	case PVM_CPLX:
+		return pvm_upkcplx(d, n, 1);
+	case PVM_DOUBLE:
+		return pvm_upkdouble(d, n, 1);
+	case PVM_DCPLX:
+		return pvm_upkdcplx(d, n, 1);
+	case PVM_LONG:
+		return pvm_upklong(d, n, 1);
+	case PVM_USHORT:
+		return pvm_upkushort(d, n, 1);
+	case PVM_UINT:
+		return pvm_upkuint(d, n, 1);
+	case PVM_ULONG:
+		return pvm_upkulong(d, n, 1);
+	default:
+		return PvmBadParam;
 	}
 }
 
@@ -121,8 +157,8 @@ static int take(int bufid, enum gs_kind kind, void *out, int count,
 {
 	int hdr[4];
 	int r = pvm_upkint(hdr, 4, 1);
-	if (r >= 0 && (hdr[0] != (int)kind || hdr[1] != count ||
-		       hdr[2] != datatype))
+	if (r >= 0 &&
+	    (hdr[0] != (int)kind || hdr[1] != count || hdr[2] != datatype))
 		r = PvmMismatch;
 	else if (r >= 0 && hdr[3] < 0)
 		r = hdr[3]; /* the sender failed: no data follows */
@@ -133,8 +169,8 @@ static int take(int bufid, enum gs_kind kind, void *out, int count,
 	return r < 0 ? r : 0;
 }
 
-int gs_recv(const char *group, int tid, int tag, enum gs_kind kind,
-	    void *out, int count, int datatype)
+int gs_recv(const char *group, int tid, int tag, enum gs_kind kind, void *out,
+	    int count, int datatype)
 {
 	for (;;) {
 		struct timeval tv = {0, GS_WAIT_USEC};

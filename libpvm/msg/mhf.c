@@ -24,7 +24,7 @@ struct mhf {
 
 static struct mhf *tab; /* the id is the index */
 static int ntab, nused;
-static int running;     /* inside a handler */
+static int running; /* inside a handler */
 
 static int wild_eq(int a, int b)
 {
@@ -54,8 +54,8 @@ int pvm_addmhf(int src, int tag, int ctx, int (*f)(int))
 		tab = n;
 		id = ntab++;
 	}
-	tab[id] = (struct mhf){.used = 1, .src = src, .tag = tag, .ctx = ctx,
-			       .f = f};
+	tab[id] = (struct mhf){
+		.used = 1, .src = src, .tag = tag, .ctx = ctx, .f = f};
 	nused++;
 	return id;
 }

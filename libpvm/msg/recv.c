@@ -123,9 +123,13 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 		looked = 1;
 		if (!userf)
 			lp_ptarget = (struct lp_precv_target){
-				.active = 1, .copy = t != NULL, .tid = tid,
-				.tag = tag, .ctx = lp.ctx,
-				.buf = t ? t->buf : NULL, .room = t ? t->room : 0};
+				.active = 1,
+				.copy = t != NULL,
+				.tid = tid,
+				.tag = tag,
+				.ctx = lp.ctx,
+				.buf = t ? t->buf : NULL,
+				.room = t ? t->room : 0};
 		int pr = lp_progress(tp);
 		if (t && !userf)
 			*t = lp_ptarget;
@@ -280,8 +284,8 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 		/* the sender wrote it with process_vm_writev: memcheck
 		 * cannot see that */
 		VALGRIND_MAKE_MEM_DEFINED(buf, got.len);
-		struct lp_buf probe = {.src = got.src, .tag = got.tag,
-				       .ctx = lp.ctx};
+		struct lp_buf probe = {
+			.src = got.src, .tag = got.tag, .ctx = lp.ctx};
 		if (find(tid, tag, &err) || lp_mhf_match(&probe)) {
 			/* an earlier message matches too, or a handler wants
 			 * this one: it joins the queue like any other */
@@ -308,13 +312,14 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 		if (atag)
 			*atag = got.tag;
 		if (alen)
-			*alen = got.len > 0x7fffffff ? 0x7fffffff : (int)got.len;
+			*alen = got.len > 0x7fffffff ? 0x7fffffff
+						     : (int)got.len;
 		return 1;
 	}
 }
 
-int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
-	      int *atid, int *atag, int *alen)
+int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
+	      int *atag, int *alen)
 {
 	struct lp_buf *b;
 	size_t sz = lp_dtype_size(datatype);
@@ -340,7 +345,7 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype,
 			*atag = t.rtag;
 		if (alen)
 			*alen = t.len > (size_t)0x7fffffff ? 0x7fffffff
-							  : (int)t.len;
+							   : (int)t.len;
 		return 0;
 	}
 	/* the message's bytes as they are, whatever its encoding; the active

@@ -111,8 +111,8 @@ static int direct_ok(int src, int tag, int ctx, uint32_t seq)
 {
 	struct lp_peer *p = lp_peer_find(src);
 	struct lp_buf probe = {.src = src, .tag = tag, .ctx = ctx};
-	return p && seq == lp_seq_next(p->rseq) && lp_precv_fits(src, tag, ctx) &&
-	       !lp_mhf_match(&probe);
+	return p && seq == lp_seq_next(p->rseq) &&
+	       lp_precv_fits(src, tag, ctx) && !lp_mhf_match(&probe);
 }
 
 /* The transports hand what arrives to this layer through these. */

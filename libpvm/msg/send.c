@@ -58,8 +58,8 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 static int bad_dest(int tid, int tag)
 {
 	if (lp.resvtids)
-		return !(tid > 0 || (wire_tid_is_pvmd(tid) &&
-				     (tid & WIRE_TID_HOST_MASK)));
+		return !(tid > 0 ||
+			 (wire_tid_is_pvmd(tid) && (tid & WIRE_TID_HOST_MASK)));
 	return tid <= 0 || tag < 0;
 }
 
@@ -70,9 +70,16 @@ static int send_body(int tid, int tag, int enc, int wid,
 		     struct lp_buf *body)
 {
 	struct lp_omsg m = {
-		.h = {.dst = tid, .src = lp.mytid, .tag = tag, .ctx = lp.ctx,
-		      .enc = (uint16_t)enc, .wid = (uint32_t)wid},
-		.seg = seg, .nseg = nseg, .total = total, .frag = frag_size(),
+		.h = {.dst = tid,
+		      .src = lp.mytid,
+		      .tag = tag,
+		      .ctx = lp.ctx,
+		      .enc = (uint16_t)enc,
+		      .wid = (uint32_t)wid},
+		.seg = seg,
+		.nseg = nseg,
+		.total = total,
+		.frag = frag_size(),
 		.body = body,
 	};
 	if (tid < 0) {

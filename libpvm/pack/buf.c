@@ -73,7 +73,7 @@ static int alloc_id(void)
  * itself.  Freed buffers (the struct, with a body of at most POOL_BODY
  * bytes kept attached) wait here for the next lp_buf_new.
  */
-#define POOL_MAX 16
+#define POOL_MAX  16
 #define POOL_BODY (64u << 10)
 
 static struct lp_buf *pool[POOL_MAX];
@@ -188,9 +188,9 @@ void lp_buf_free(struct lp_buf *b)
  * much: a program that receives (or packs) large messages one after the
  * other then reuses memory that is already mapped.
  */
-#define MEM_MIN (128u << 10)
+#define MEM_MIN	  (128u << 10)
 #define MEM_SLOTS 4
-#define MEM_KEEP (64u << 20)
+#define MEM_KEEP  (64u << 20)
 
 static struct {
 	void *p;
@@ -253,7 +253,8 @@ void lp_mem_put(void *p, size_t cap)
 		return;
 	}
 	/* make room by dropping the oldest blocks (kept[0] first) */
-	while (nkept > 0 && (nkept == MEM_SLOTS || kept_bytes + cap > MEM_KEEP)) {
+	while (nkept > 0 &&
+	       (nkept == MEM_SLOTS || kept_bytes + cap > MEM_KEEP)) {
 		free(kept[0].p);
 		kept_bytes -= kept[0].cap;
 		memmove(&kept[0], &kept[1], (size_t)--nkept * sizeof kept[0]);
@@ -312,7 +313,8 @@ int lp_buf_reserve(struct lp_buf *b, size_t more)
 	}
 	unlend(b); /* nobody else holds it: the buffer's again */
 	if (b->len == 0 && cap >= MEM_MIN) {
-		/* nothing to keep: a body kept from an earlier buffer will do */
+		/* nothing to keep: a body kept from an earlier buffer will do
+		 */
 		void *d = lp_mem_get(need, &cap);
 		if (!d)
 			return PvmNoMem;

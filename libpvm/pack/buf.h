@@ -20,7 +20,7 @@ struct lp_seg {
 };
 
 struct lp_buf {
-	int id;  /* buffer id (> 0) */
+	int id;	 /* buffer id (> 0) */
 	int enc; /* PvmDataDefault, PvmDataRaw or PvmDataInPlace */
 
 	uint8_t *data; /* body bytes */
@@ -95,8 +95,8 @@ void lp_buf_copybody(const struct lp_buf *b, void *out);
  * 0x20000000 for an InPlace send buffer, else this host's data
  * signature LP_DSIG (a received Raw or InPlace message). */
 int lp_buf_encsig(const struct lp_buf *b);
-#define LP_SIG_XDR 0x10000000
+#define LP_SIG_XDR     0x10000000
 #define LP_SIG_INPLACE 0x20000000
-#define LP_DSIG 0x00408c41 /* LINUX64: little-endian, LP64, IEEE */
+#define LP_DSIG	       0x00408c41 /* LINUX64: little-endian, LP64, IEEE */
 
 #endif /* LPVM_BUF_H */

@@ -134,7 +134,8 @@ int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem, int stride)
 	if (b->enc == PvmDataDefault) {
 		size_t sz = lp_xdr_size(t, n);
 		if (t == LP_BYTE && sz > rem && n <= rem)
-			sz = rem; /* tolerate a final array without its padding */
+			sz = rem; /* tolerate a final array without its padding
+				   */
 		if (sz > rem)
 			return PvmNoData;
 		in = b->data + b->rpos;
@@ -227,14 +228,14 @@ static int upk(const char *fn, enum lp_type t, void *p, int nitem, int stride)
 	return lp_err(fn, lp_unpack(b, t, p, nitem, stride));
 }
 
-#define PKPAIR(name, ctype, t)                                                \
-	int pvm_pk##name(ctype *p, int nitem, int stride)                     \
-	{                                                                     \
-		return pk("pvm_pk" #name, t, p, nitem, stride);               \
-	}                                                                     \
-	int pvm_upk##name(ctype *p, int nitem, int stride)                    \
-	{                                                                     \
-		return upk("pvm_upk" #name, t, p, nitem, stride);             \
+#define PKPAIR(name, ctype, t)                                                 \
+	int pvm_pk##name(ctype *p, int nitem, int stride)                      \
+	{                                                                      \
+		return pk("pvm_pk" #name, t, p, nitem, stride);                \
+	}                                                                      \
+	int pvm_upk##name(ctype *p, int nitem, int stride)                     \
+	{                                                                      \
+		return upk("pvm_upk" #name, t, p, nitem, stride);              \
 	}
 
 PKPAIR(byte, char, LP_BYTE)

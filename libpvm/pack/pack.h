@@ -46,8 +46,7 @@ int lp_pack(struct lp_buf *b, enum lp_type t, const void *p, int nitem,
 	    int stride, int flags);
 /* Unpacks from b at rpos.  PvmNoData (and nothing consumed) when the
  * message holds too few bytes. */
-int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem,
-	      int stride);
+int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem, int stride);
 int lp_pack_str(struct lp_buf *b, const char *s);
 int lp_unpack_str(struct lp_buf *b, char *s);
 

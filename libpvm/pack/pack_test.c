@@ -19,8 +19,6 @@
 
 #include "pvm3.h"
 
-
-
 /* ---- the types ---- */
 
 #include "test_types.h"
@@ -33,19 +31,33 @@ static void fill(int t, void *p, size_t nitems)
 		char *q = (char *)p + i * tsize[t];
 		uint64_t r = rnd();
 		switch (t) {
-		case T_LONG: { long v = (int32_t)r; memcpy(q, &v, 8); break; }
-		case T_ULONG: { unsigned long v = (uint32_t)r; memcpy(q, &v, 8); break; }
-		case T_FLOAT: case T_CPLX: {
-			float f[2] = {(float)(int32_t)r / 7.0f, (float)(int32_t)(r >> 32) * 1e-3f};
+		case T_LONG: {
+			long v = (int32_t)r;
+			memcpy(q, &v, 8);
+			break;
+		}
+		case T_ULONG: {
+			unsigned long v = (uint32_t)r;
+			memcpy(q, &v, 8);
+			break;
+		}
+		case T_FLOAT:
+		case T_CPLX: {
+			float f[2] = {(float)(int32_t)r / 7.0f,
+				      (float)(int32_t)(r >> 32) * 1e-3f};
 			memcpy(q, f, tsize[t]);
 			break;
 		}
-		case T_DOUBLE: case T_DCPLX: {
-			double d[2] = {(double)(int64_t)r / 3.0, (double)(int32_t)(r >> 16) * 1e-7};
+		case T_DOUBLE:
+		case T_DCPLX: {
+			double d[2] = {(double)(int64_t)r / 3.0,
+				       (double)(int32_t)(r >> 16) * 1e-7};
 			memcpy(q, d, tsize[t]);
 			break;
 		}
-		default: memcpy(q, &r, tsize[t]); break;
+		default:
+			memcpy(q, &r, tsize[t]);
+			break;
 		}
 	}
 }
@@ -73,7 +85,9 @@ static int make_readable(int enc)
 
 static const char *ename(int enc)
 {
-	return enc == PvmDataDefault ? "Default" : enc == PvmDataRaw ? "Raw" : "InPlace";
+	return enc == PvmDataDefault ? "Default"
+	       : enc == PvmDataRaw   ? "Raw"
+				     : "InPlace";
 }
 
 /* Every type x encoding x stride round trip, and that an unpack with a
@@ -86,22 +100,27 @@ static void test_roundtrip(void)
 			for (int s = 1; s <= 3; s++) {
 				int ps = enc == PvmDataInPlace ? 1 : s;
 				size_t sz = tsize[t] * N * 3;
-				char *src = malloc(sz), *dst = calloc(1, sz), *exp = calloc(1, sz);
+				char *src = malloc(sz), *dst = calloc(1, sz),
+				     *exp = calloc(1, sz);
 				fill(t, src, N * 3);
 				pvm_initsend(enc);
 				int cc = pk(t, src, N, ps);
-				cc |= pk(t, src, 1, 1); /* a second item after it */
+				cc |= pk(t, src, 1,
+					 1); /* a second item after it */
 				int rb = make_readable(enc);
 				int cu = upk(t, dst, N, s);
 				for (int i = 0; i < N; i++)
 					memcpy(exp + (size_t)i * s * tsize[t],
-					       src + (size_t)i * ps * tsize[t], tsize[t]);
+					       src + (size_t)i * ps * tsize[t],
+					       tsize[t]);
 				int same = memcmp(dst, exp, sz) == 0;
 				char one[16] = {0};
 				int c2 = upk(t, one, 1, 1);
 				int c3 = upk(t, one, 1, 1);
-				ok(cc == 0 && rb > 0 && cu == 0 && same && c2 == 0 &&
-				   memcmp(one, src, tsize[t]) == 0 && c3 == PvmNoData,
+				ok(cc == 0 && rb > 0 && cu == 0 && same &&
+					   c2 == 0 &&
+					   memcmp(one, src, tsize[t]) == 0 &&
+					   c3 == PvmNoData,
 				   "round trip %s %s stride %d (pack stride %d)",
 				   ename(enc), tname[t], s, ps);
 				pvm_freebuf(rb);
@@ -118,14 +137,18 @@ static void test_mixed(void)
 		int in[3] = {1, -2, 3}, rin[3];
 		char str[32];
 		pvm_initsend(enc);
-		int cc = pvm_pkbyte(b3, 3, 1) | pvm_pkint(in, 3, 1) | pvm_pkstr("hello") |
-			 pvm_pkbyte(b5, 5, 1) | pvm_pkshort(sh, 2, 1) | pvm_pkstr("");
+		int cc = pvm_pkbyte(b3, 3, 1) | pvm_pkint(in, 3, 1) |
+			 pvm_pkstr("hello") | pvm_pkbyte(b5, 5, 1) |
+			 pvm_pkshort(sh, 2, 1) | pvm_pkstr("");
 		pvm_setrbuf(pvm_getsbuf());
-		int cu = pvm_upkbyte(r3, 3, 1) | pvm_upkint(rin, 3, 1) | pvm_upkstr(str);
+		int cu = pvm_upkbyte(r3, 3, 1) | pvm_upkint(rin, 3, 1) |
+			 pvm_upkstr(str);
 		int okstr = strcmp(str, "hello") == 0;
-		cu |= pvm_upkbyte(r5, 5, 1) | pvm_upkshort(rsh, 2, 1) | pvm_upkstr(str);
-		ok(cc == 0 && cu == 0 && okstr && !memcmp(r3, b3, 3) && !memcmp(rin, in, sizeof in) &&
-		   !memcmp(r5, b5, 5) && !memcmp(rsh, sh, sizeof sh) && str[0] == 0,
+		cu |= pvm_upkbyte(r5, 5, 1) | pvm_upkshort(rsh, 2, 1) |
+		      pvm_upkstr(str);
+		ok(cc == 0 && cu == 0 && okstr && !memcmp(r3, b3, 3) &&
+			   !memcmp(rin, in, sizeof in) && !memcmp(r5, b5, 5) &&
+			   !memcmp(rsh, sh, sizeof sh) && str[0] == 0,
 		   "mixed message %s (odd byte arrays, strings)", ename(enc));
 	}
 }
@@ -151,24 +174,52 @@ static unsigned char *body(int id, int *n)
 }
 
 /* libtirpc's encoding of n items (stride s) of type t. */
-static void tirpc_enc(int t, const void *p, int n, int s, unsigned char *out, size_t outlen)
+static void tirpc_enc(int t, const void *p, int n, int s, unsigned char *out,
+		      size_t outlen)
 {
 	XDR x;
 	xdrmem_create(&x, (char *)out, (unsigned)outlen, XDR_ENCODE);
 	for (int i = 0; i < n; i++) {
 		const char *q = (const char *)p + (size_t)i * s * tsize[t];
 		switch (t) {
-		case T_SHORT: xdr_short(&x, (short *)q); break;
-		case T_USHORT: xdr_u_short(&x, (unsigned short *)q); break;
-		case T_INT: xdr_int(&x, (int *)q); break;
-		case T_UINT: xdr_u_int(&x, (unsigned *)q); break;
-		case T_LONG: { int v = (int)*(const long *)q; xdr_int(&x, &v); break; }
-		case T_ULONG: { unsigned v = (unsigned)*(const unsigned long *)q; xdr_u_int(&x, &v); break; }
-		case T_FLOAT: xdr_float(&x, (float *)q); break;
-		case T_DOUBLE: xdr_double(&x, (double *)q); break;
-		case T_CPLX: xdr_float(&x, (float *)q); xdr_float(&x, (float *)q + 1); break;
-		case T_DCPLX: xdr_double(&x, (double *)q); xdr_double(&x, (double *)q + 1); break;
-		default: break;
+		case T_SHORT:
+			xdr_short(&x, (short *)q);
+			break;
+		case T_USHORT:
+			xdr_u_short(&x, (unsigned short *)q);
+			break;
+		case T_INT:
+			xdr_int(&x, (int *)q);
+			break;
+		case T_UINT:
+			xdr_u_int(&x, (unsigned *)q);
+			break;
+		case T_LONG: {
+			int v = (int)*(const long *)q;
+			xdr_int(&x, &v);
+			break;
+		}
+		case T_ULONG: {
+			unsigned v = (unsigned)*(const unsigned long *)q;
+			xdr_u_int(&x, &v);
+			break;
+		}
+		case T_FLOAT:
+			xdr_float(&x, (float *)q);
+			break;
+		case T_DOUBLE:
+			xdr_double(&x, (double *)q);
+			break;
+		case T_CPLX:
+			xdr_float(&x, (float *)q);
+			xdr_float(&x, (float *)q + 1);
+			break;
+		case T_DCPLX:
+			xdr_double(&x, (double *)q);
+			xdr_double(&x, (double *)q + 1);
+			break;
+		default:
+			break;
 		}
 	}
 	if (t == T_BYTE) {
@@ -197,8 +248,10 @@ static void test_xdr_identity(void)
 			int cc = pk(t, src, N, s);
 			int n = 0;
 			unsigned char *got = body(pvm_getsbuf(), &n);
-			ok(cc == 0 && got && (size_t)n == xl && memcmp(got, ref, xl) == 0,
-			   "XDR bytes of %s stride %d identical to libtirpc", tname[t], s);
+			ok(cc == 0 && got && (size_t)n == xl &&
+				   memcmp(got, ref, xl) == 0,
+			   "XDR bytes of %s stride %d identical to libtirpc",
+			   tname[t], s);
 			/* decode libtirpc's bytes */
 			pvm_initsend(PvmDataDefault);
 			pvm_pkbyte((char *)ref, (int)xl, 1);
@@ -207,9 +260,13 @@ static void test_xdr_identity(void)
 			cc = upk(t, dec, N, s);
 			int same = 1;
 			for (int i = 0; i < N; i++)
-				if (memcmp(dec + (size_t)i * s * tsize[t], src + (size_t)i * s * tsize[t], tsize[t]))
+				if (memcmp(dec + (size_t)i * s * tsize[t],
+					   src + (size_t)i * s * tsize[t],
+					   tsize[t]))
 					same = 0;
-			ok(cc == 0 && same, "XDR decode of libtirpc's %s stride %d", tname[t], s);
+			ok(cc == 0 && same,
+			   "XDR decode of libtirpc's %s stride %d", tname[t],
+			   s);
 			free(src), free(ref), free(got), free(dec);
 		}
 	/* known bytes: a string and an odd byte array */
@@ -220,8 +277,11 @@ static void test_xdr_identity(void)
 	pvm_pkshort(&sh, 1, 1);
 	int n;
 	unsigned char *got = body(pvm_getsbuf(), &n);
-	static const unsigned char want[] = {0, 0, 0, 3, 'h', 'i', 0, 0, 'a', 'b', 'c', 0, 0xff, 0xff, 0xff, 0xff};
-	ok(got && n == 16 && !memcmp(got, want, 16), "XDR string, byte padding and short layout");
+	static const unsigned char want[] = {0,	   0,	 0,    3,   'h', 'i',
+					     0,	   0,	 'a',  'b', 'c', 0,
+					     0xff, 0xff, 0xff, 0xff};
+	ok(got && n == 16 && !memcmp(got, want, 16),
+	   "XDR string, byte padding and short layout");
 	free(got);
 }
 
@@ -232,19 +292,25 @@ static void test_long(void)
 	int n0, n1, tag, tid;
 	pvm_initsend(PvmDataDefault);
 	pvm_bufinfo(pvm_getsbuf(), &n0, &tag, &tid);
-	ok(pvm_pklong(big, 2, 1) == PvmOverflow, "XDR pklong of 2^33 gives PvmOverflow");
+	ok(pvm_pklong(big, 2, 1) == PvmOverflow,
+	   "XDR pklong of 2^33 gives PvmOverflow");
 	pvm_bufinfo(pvm_getsbuf(), &n1, &tag, &tid);
 	ok(n0 == n1, "nothing packed after PvmOverflow");
-	ok(pvm_pkulong(&ubig, 1, 1) == PvmOverflow, "XDR pkulong of 2^32 gives PvmOverflow");
-	ok(pvm_pklong(neg, 3, 1) == 0 && pvm_pkulong(&umax, 1, 1) == 0, "XDR long limits pack");
+	ok(pvm_pkulong(&ubig, 1, 1) == PvmOverflow,
+	   "XDR pkulong of 2^32 gives PvmOverflow");
+	ok(pvm_pklong(neg, 3, 1) == 0 && pvm_pkulong(&umax, 1, 1) == 0,
+	   "XDR long limits pack");
 	pvm_setrbuf(pvm_getsbuf());
-	ok(pvm_upklong(r, 3, 1) == 0 && r[0] == -5 && r[1] == INT32_MIN && r[2] == INT32_MAX,
+	ok(pvm_upklong(r, 3, 1) == 0 && r[0] == -5 && r[1] == INT32_MIN &&
+		   r[2] == INT32_MAX,
 	   "XDR long keeps its sign (-5, INT32_MIN)");
-	ok(pvm_upkulong(&ur, 1, 1) == 0 && ur == UINT32_MAX, "XDR ulong 2^32-1");
+	ok(pvm_upkulong(&ur, 1, 1) == 0 && ur == UINT32_MAX,
+	   "XDR ulong 2^32-1");
 	pvm_initsend(PvmDataRaw);
 	ok(pvm_pklong(big, 2, 1) == 0, "Raw pklong of 2^33 is fine");
 	pvm_setrbuf(pvm_getsbuf());
-	ok(pvm_upklong(r, 2, 1) == 0 && r[1] == 1L << 33, "Raw long keeps 64 bits");
+	ok(pvm_upklong(r, 2, 1) == 0 && r[1] == 1L << 33,
+	   "Raw long keeps 64 bits");
 }
 
 static void test_nodata(void)
@@ -255,17 +321,24 @@ static void test_nodata(void)
 		pvm_initsend(enc);
 		pvm_pkint(a, 3, 1);
 		pvm_setrbuf(pvm_getsbuf());
-		ok(pvm_upkint(r, 4, 1) == PvmNoData, "%s: unpacking 4 of 3 ints gives PvmNoData", ename(enc));
-		ok(pvm_upkint(r, 3, 1) == 0 && r[2] == 9, "%s: nothing consumed by the failed unpack", ename(enc));
-		ok(pvm_upkint(r, 1, 1) == PvmNoData && pvm_upkstr(s) == PvmNoData &&
-		   pvm_upkbyte(s, 1, 1) == PvmNoData && pvm_upkdouble((double *)r, 1, 1) == PvmNoData,
+		ok(pvm_upkint(r, 4, 1) == PvmNoData,
+		   "%s: unpacking 4 of 3 ints gives PvmNoData", ename(enc));
+		ok(pvm_upkint(r, 3, 1) == 0 && r[2] == 9,
+		   "%s: nothing consumed by the failed unpack", ename(enc));
+		ok(pvm_upkint(r, 1, 1) == PvmNoData &&
+			   pvm_upkstr(s) == PvmNoData &&
+			   pvm_upkbyte(s, 1, 1) == PvmNoData &&
+			   pvm_upkdouble((double *)r, 1, 1) == PvmNoData,
 		   "%s: every unpack past the end gives PvmNoData", ename(enc));
-		ok(pvm_upkint(r, 0, 1) == 0, "%s: unpacking 0 items at the end is fine", ename(enc));
+		ok(pvm_upkint(r, 0, 1) == 0,
+		   "%s: unpacking 0 items at the end is fine", ename(enc));
 		pvm_initsend(enc);
 		int huge = 1000;
 		pvm_pkint(&huge, 1, 1);
 		pvm_setrbuf(pvm_getsbuf());
-		ok(pvm_upkstr(s) == PvmNoData, "%s: string longer than the message gives PvmNoData", ename(enc));
+		ok(pvm_upkstr(s) == PvmNoData,
+		   "%s: string longer than the message gives PvmNoData",
+		   ename(enc));
 	}
 }
 
@@ -274,27 +347,38 @@ static void test_badparam(void)
 	int a[2] = {1, 2};
 	pvm_setsbuf(0);
 	pvm_setrbuf(0);
-	ok(pvm_pkint(a, 1, 1) == PvmNoBuf && pvm_pkstr("x") == PvmNoBuf, "pack without a send buffer: PvmNoBuf");
-	ok(pvm_upkint(a, 1, 1) == PvmNoBuf && pvm_upkstr((char *)a) == PvmNoBuf, "unpack without a receive buffer: PvmNoBuf");
-	ok(pvm_packf("%d", 1) == PvmNoBuf && pvm_unpackf("%d", a) == PvmNoBuf, "packf/unpackf without buffer: PvmNoBuf");
-	ok(pvm_upkmesg() == PvmNoBuf, "upkmesg without a receive buffer: PvmNoBuf");
+	ok(pvm_pkint(a, 1, 1) == PvmNoBuf && pvm_pkstr("x") == PvmNoBuf,
+	   "pack without a send buffer: PvmNoBuf");
+	ok(pvm_upkint(a, 1, 1) == PvmNoBuf && pvm_upkstr((char *)a) == PvmNoBuf,
+	   "unpack without a receive buffer: PvmNoBuf");
+	ok(pvm_packf("%d", 1) == PvmNoBuf && pvm_unpackf("%d", a) == PvmNoBuf,
+	   "packf/unpackf without buffer: PvmNoBuf");
+	ok(pvm_upkmesg() == PvmNoBuf,
+	   "upkmesg without a receive buffer: PvmNoBuf");
 	for (int enc = 0; enc <= 2; enc++) {
 		pvm_initsend(enc);
-		ok(pvm_pkint(a, -1, 1) == PvmBadParam && pvm_pkbyte((char *)a, -3, 1) == PvmBadParam,
+		ok(pvm_pkint(a, -1, 1) == PvmBadParam &&
+			   pvm_pkbyte((char *)a, -3, 1) == PvmBadParam,
 		   "%s: negative count gives PvmBadParam", ename(enc));
-		ok(pvm_pkint(NULL, 1, 1) == PvmBadParam && pvm_pkstr(NULL) == PvmBadParam,
+		ok(pvm_pkint(NULL, 1, 1) == PvmBadParam &&
+			   pvm_pkstr(NULL) == PvmBadParam,
 		   "%s: NULL pointer gives PvmBadParam", ename(enc));
-		ok(pvm_pkint(NULL, 0, 1) == 0 && pvm_pkint(a, 0, 1) == 0, "%s: 0 items is fine", ename(enc));
+		ok(pvm_pkint(NULL, 0, 1) == 0 && pvm_pkint(a, 0, 1) == 0,
+		   "%s: 0 items is fine", ename(enc));
 		pvm_setrbuf(pvm_getsbuf());
-		ok(pvm_upkint(a, -1, 1) == PvmBadParam && pvm_upkint(NULL, 1, 1) == PvmBadParam &&
-		   (enc == 2 || pvm_upkstr(NULL) == PvmBadParam), "%s: bad unpack arguments give PvmBadParam", ename(enc));
+		ok(pvm_upkint(a, -1, 1) == PvmBadParam &&
+			   pvm_upkint(NULL, 1, 1) == PvmBadParam &&
+			   (enc == 2 || pvm_upkstr(NULL) == PvmBadParam),
+		   "%s: bad unpack arguments give PvmBadParam", ename(enc));
 	}
 	/* stride 0 and negative strides work as in the reference */
 	int x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8] = {0};
 	pvm_initsend(PvmDataDefault);
-	ok(pvm_pkint(x + 7, 3, -2) == 0 && pvm_pkint(x, 2, 0) == 0, "negative and zero strides pack");
+	ok(pvm_pkint(x + 7, 3, -2) == 0 && pvm_pkint(x, 2, 0) == 0,
+	   "negative and zero strides pack");
 	pvm_setrbuf(pvm_getsbuf());
-	ok(pvm_upkint(y + 6, 3, -3) == 0 && y[6] == 8 && y[3] == 6 && y[0] == 4 && pvm_upkint(y, 2, 0) == 0 && y[0] == 1,
+	ok(pvm_upkint(y + 6, 3, -3) == 0 && y[6] == 8 && y[3] == 6 &&
+		   y[0] == 4 && pvm_upkint(y, 2, 0) == 0 && y[0] == 1,
 	   "negative and zero strides unpack");
 }
 
@@ -302,77 +386,118 @@ static void test_inplace(void)
 {
 	int a[4] = {1, 2, 3, 4};
 	pvm_initsend(PvmDataInPlace);
-	ok(pvm_pkint(a, 2, 2) == PvmNotImpl && pvm_pkint(a, 0, 0) == PvmNotImpl, "InPlace stride != 1: PvmNotImpl");
+	ok(pvm_pkint(a, 2, 2) == PvmNotImpl && pvm_pkint(a, 0, 0) == PvmNotImpl,
+	   "InPlace stride != 1: PvmNotImpl");
 	ok(pvm_pkstr("x") == PvmNotImpl, "InPlace pkstr: PvmNotImpl");
-	ok(pvm_packf("%s", "x") == PvmNotImpl && pvm_packf("%2.2d", a) == PvmNotImpl, "InPlace packf %%s and stride: PvmNotImpl");
+	ok(pvm_packf("%s", "x") == PvmNotImpl &&
+		   pvm_packf("%2.2d", a) == PvmNotImpl,
+	   "InPlace packf %%s and stride: PvmNotImpl");
 	ok(pvm_pkint(a, 4, 1) == 0, "InPlace pkint");
 	pvm_setrbuf(pvm_getsbuf());
 	int r[4];
-	ok(pvm_upkint(r, 1, 1) == PvmBadMsg, "an InPlace send buffer cannot be unpacked (PvmBadMsg, as the reference)");
+	ok(pvm_upkint(r, 1, 1) == PvmBadMsg,
+	   "an InPlace send buffer cannot be unpacked (PvmBadMsg, as the reference)");
 	pvm_setsbuf(pvm_getrbuf());
 	ok(pvm_packf("%d %hd", 77, 5) == 0, "InPlace packf of values (copied)");
 	a[1] = 42; /* read at "send" time, i.e. by pvm_pkmesg below */
 	int nb = make_readable(PvmDataInPlace);
 	short sv = 0;
-	ok(nb > 0 && pvm_upkint(r, 4, 1) == 0 && r[1] == 42 && pvm_upkint(r, 1, 1) == 0 && r[0] == 77 &&
-	   pvm_upkshort(&sv, 1, 1) == 0 && sv == 5, "InPlace data is read when the message leaves");
+	ok(nb > 0 && pvm_upkint(r, 4, 1) == 0 && r[1] == 42 &&
+		   pvm_upkint(r, 1, 1) == 0 && r[0] == 77 &&
+		   pvm_upkshort(&sv, 1, 1) == 0 && sv == 5,
+	   "InPlace data is read when the message leaves");
 	struct pvmminfo mi;
 	pvm_getminfo(nb, &mi);
-	ok(mi.enc == 0x408c41, "received InPlace message shows the data signature");
+	ok(mi.enc == 0x408c41,
+	   "received InPlace message shows the data signature");
 	pvm_freebuf(nb);
 }
 
 static void test_buffers(void)
 {
-	ok(pvm_mkbuf(-1) == PvmBadParam && pvm_mkbuf(3) == PvmBadParam && pvm_mkbuf(5) == PvmBadParam,
+	ok(pvm_mkbuf(-1) == PvmBadParam && pvm_mkbuf(3) == PvmBadParam &&
+		   pvm_mkbuf(5) == PvmBadParam,
 	   "mkbuf bad encoding: PvmBadParam");
-	ok(pvm_initsend(-1) == PvmBadParam && pvm_initsend(3) == PvmBadParam, "initsend bad encoding: PvmBadParam");
-	ok(pvm_mkbuf(PvmDataTrace) == PvmNotImpl, "mkbuf(PvmDataTrace): PvmNotImpl (tracing comes later)");
+	ok(pvm_initsend(-1) == PvmBadParam && pvm_initsend(3) == PvmBadParam,
+	   "initsend bad encoding: PvmBadParam");
+	ok(pvm_mkbuf(PvmDataTrace) == PvmNotImpl,
+	   "mkbuf(PvmDataTrace): PvmNotImpl (tracing comes later)");
 	int a = pvm_mkbuf(0), b = pvm_mkbuf(1), c = pvm_mkbuf(2);
-	ok(a > 0 && b > 0 && c > 0 && a != b && b != c && a != c, "mkbuf gives distinct positive ids");
-	ok(pvm_freebuf(b) == 0 && pvm_freebuf(b) == PvmNoSuchBuf, "freebuf, then PvmNoSuchBuf");
+	ok(a > 0 && b > 0 && c > 0 && a != b && b != c && a != c,
+	   "mkbuf gives distinct positive ids");
+	ok(pvm_freebuf(b) == 0 && pvm_freebuf(b) == PvmNoSuchBuf,
+	   "freebuf, then PvmNoSuchBuf");
 	int b2 = pvm_mkbuf(0);
 	ok(b2 == b, "a freed id is reused");
-	ok(pvm_freebuf(0) == 0 && pvm_freebuf(-1) == PvmBadParam && pvm_freebuf(99999) == PvmNoSuchBuf,
+	ok(pvm_freebuf(0) == 0 && pvm_freebuf(-1) == PvmBadParam &&
+		   pvm_freebuf(99999) == PvmNoSuchBuf,
 	   "freebuf(0) = 0, negative PvmBadParam, unknown PvmNoSuchBuf");
 	pvm_setsbuf(0);
 	pvm_setrbuf(0);
-	ok(pvm_setsbuf(a) == 0 && pvm_getsbuf() == a && pvm_setsbuf(0) == a && pvm_getsbuf() == 0,
+	ok(pvm_setsbuf(a) == 0 && pvm_getsbuf() == a && pvm_setsbuf(0) == a &&
+		   pvm_getsbuf() == 0,
 	   "setsbuf returns the old id; 0 leaves none");
-	ok(pvm_setsbuf(-1) == PvmBadParam && pvm_setsbuf(99999) == PvmNoSuchBuf &&
-	   pvm_setrbuf(-1) == PvmBadParam && pvm_setrbuf(99999) == PvmNoSuchBuf, "set[sr]buf errors");
+	ok(pvm_setsbuf(-1) == PvmBadParam &&
+		   pvm_setsbuf(99999) == PvmNoSuchBuf &&
+		   pvm_setrbuf(-1) == PvmBadParam &&
+		   pvm_setrbuf(99999) == PvmNoSuchBuf,
+	   "set[sr]buf errors");
 	pvm_setrbuf(c);
-	ok(pvm_setsbuf(c) == 0 && pvm_getrbuf() == 0 && pvm_getsbuf() == c, "setsbuf of the receive buffer takes it over");
-	ok(pvm_setrbuf(c) == 0 && pvm_getsbuf() == 0 && pvm_getrbuf() == c, "setrbuf of the send buffer takes it over");
+	ok(pvm_setsbuf(c) == 0 && pvm_getrbuf() == 0 && pvm_getsbuf() == c,
+	   "setsbuf of the receive buffer takes it over");
+	ok(pvm_setrbuf(c) == 0 && pvm_getsbuf() == 0 && pvm_getrbuf() == c,
+	   "setrbuf of the send buffer takes it over");
 	pvm_setsbuf(a);
-	ok(pvm_freebuf(a) == 0 && pvm_getsbuf() == 0, "freeing the send buffer leaves none");
+	ok(pvm_freebuf(a) == 0 && pvm_getsbuf() == 0,
+	   "freeing the send buffer leaves none");
 	int s1 = pvm_initsend(PvmDataRaw);
 	int s2 = pvm_initsend(PvmDataDefault);
 	int bytes, tag, tid;
-	ok(s1 > 0 && s2 > 0 && pvm_getsbuf() == s2 && pvm_bufinfo(s1, &bytes, &tag, &tid) == PvmNoSuchBuf,
+	ok(s1 > 0 && s2 > 0 && pvm_getsbuf() == s2 &&
+		   pvm_bufinfo(s1, &bytes, &tag, &tid) == PvmNoSuchBuf,
 	   "initsend frees the old send buffer");
 	int x[3] = {1, 2, 3};
 	pvm_pkint(x, 3, 1);
-	ok(pvm_bufinfo(s2, &bytes, &tag, &tid) == 0 && bytes == 12 && tag == 0, "bufinfo of a send buffer");
+	ok(pvm_bufinfo(s2, &bytes, &tag, &tid) == 0 && bytes == 12 && tag == 0,
+	   "bufinfo of a send buffer");
 	ok(pvm_bufinfo(s2, NULL, NULL, NULL) == 0, "bufinfo with NULL outputs");
-	ok(pvm_bufinfo(0, &bytes, &tag, &tid) == PvmBadParam && pvm_bufinfo(-1, &bytes, &tag, &tid) == PvmBadParam &&
-	   pvm_bufinfo(99999, &bytes, &tag, &tid) == PvmNoSuchBuf, "bufinfo errors");
+	ok(pvm_bufinfo(0, &bytes, &tag, &tid) == PvmBadParam &&
+		   pvm_bufinfo(-1, &bytes, &tag, &tid) == PvmBadParam &&
+		   pvm_bufinfo(99999, &bytes, &tag, &tid) == PvmNoSuchBuf,
+	   "bufinfo errors");
 	struct pvmminfo mi;
-	ok(pvm_getminfo(s2, &mi) == 0 && mi.len == 12 && mi.enc == 0x10000000, "getminfo of an XDR send buffer");
+	ok(pvm_getminfo(s2, &mi) == 0 && mi.len == 12 && mi.enc == 0x10000000,
+	   "getminfo of an XDR send buffer");
 	pvm_initsend(PvmDataRaw);
-	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x408c41, "getminfo enc of Raw is the data signature");
+	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x408c41,
+	   "getminfo enc of Raw is the data signature");
 	pvm_initsend(PvmDataInPlace);
-	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x20000000, "getminfo enc of InPlace");
-	mi = (struct pvmminfo){.len = 99, .ctx = 5, .tag = 6, .wid = 7, .enc = 8, .crc = 9, .src = 10, .dst = 11};
+	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x20000000,
+	   "getminfo enc of InPlace");
+	mi = (struct pvmminfo){.len = 99,
+			       .ctx = 5,
+			       .tag = 6,
+			       .wid = 7,
+			       .enc = 8,
+			       .crc = 9,
+			       .src = 10,
+			       .dst = 11};
 	ok(pvm_setminfo(pvm_getsbuf(), &mi) == 0, "setminfo");
 	memset(&mi, 0, sizeof mi);
 	pvm_getminfo(pvm_getsbuf(), &mi);
-	ok(mi.len == 0 && mi.ctx == 5 && mi.tag == 6 && mi.wid == 7 && mi.enc == 0x20000000 && mi.crc == 0 &&
-	   mi.src == 10 && mi.dst == 11, "setminfo sets ctx, tag, wid, src, dst only");
-	ok(pvm_bufinfo(pvm_getsbuf(), &bytes, &tag, &tid) == 0 && tag == 6 && tid == 10, "bufinfo shows them");
-	ok(pvm_getminfo(pvm_getsbuf(), NULL) == PvmBadParam && pvm_getminfo(0, &mi) == PvmBadParam &&
-	   pvm_getminfo(99999, &mi) == PvmNoSuchBuf && pvm_setminfo(pvm_getsbuf(), NULL) == PvmBadParam &&
-	   pvm_setminfo(0, &mi) == PvmBadParam && pvm_setminfo(99999, &mi) == PvmNoSuchBuf,
+	ok(mi.len == 0 && mi.ctx == 5 && mi.tag == 6 && mi.wid == 7 &&
+		   mi.enc == 0x20000000 && mi.crc == 0 && mi.src == 10 &&
+		   mi.dst == 11,
+	   "setminfo sets ctx, tag, wid, src, dst only");
+	ok(pvm_bufinfo(pvm_getsbuf(), &bytes, &tag, &tid) == 0 && tag == 6 &&
+		   tid == 10,
+	   "bufinfo shows them");
+	ok(pvm_getminfo(pvm_getsbuf(), NULL) == PvmBadParam &&
+		   pvm_getminfo(0, &mi) == PvmBadParam &&
+		   pvm_getminfo(99999, &mi) == PvmNoSuchBuf &&
+		   pvm_setminfo(pvm_getsbuf(), NULL) == PvmBadParam &&
+		   pvm_setminfo(0, &mi) == PvmBadParam &&
+		   pvm_setminfo(99999, &mi) == PvmNoSuchBuf,
 	   "getminfo/setminfo errors");
 	pvm_freebuf(b2);
 	pvm_freebuf(c);
@@ -407,7 +532,8 @@ static void test_upkmesg_claims(void)
 #if !UNDER_ASAN
 	long pages = 0;
 	FILE *f = fopen("/proc/self/statm", "r");
-	if (f && fscanf(f, "%ld", &pages) == 1 && getrlimit(RLIMIT_AS, &old) == 0) {
+	if (f && fscanf(f, "%ld", &pages) == 1 &&
+	    getrlimit(RLIMIT_AS, &old) == 0) {
 		struct rlimit lim = old;
 		lim.rlim_cur = (rlim_t)pages * 4096 + (256u << 20);
 		limited = setrlimit(RLIMIT_AS, &lim) == 0;
@@ -430,25 +556,37 @@ static void test_pkmesg(void)
 	int inner = pvm_mkbuf(PvmDataRaw);
 	pvm_setsbuf(inner);
 	pvm_pkint(x, 2, 1);
-	struct pvmminfo mi = {.ctx = 0x11, .tag = 0x22, .wid = 0x33, .src = 0x44, .dst = 0x55};
+	struct pvmminfo mi = {.ctx = 0x11,
+			      .tag = 0x22,
+			      .wid = 0x33,
+			      .src = 0x44,
+			      .dst = 0x55};
 	pvm_setminfo(inner, &mi);
-	int outer = pvm_initsend(PvmDataDefault); /* frees inner? no: inner was sbuf */
-	ok(pvm_bufinfo(inner, NULL, NULL, NULL) == PvmNoSuchBuf, "initsend freed the old send buffer");
+	int outer = pvm_initsend(
+		PvmDataDefault); /* frees inner? no: inner was sbuf */
+	ok(pvm_bufinfo(inner, NULL, NULL, NULL) == PvmNoSuchBuf,
+	   "initsend freed the old send buffer");
 	inner = pvm_mkbuf(PvmDataRaw);
 	pvm_setsbuf(inner);
 	pvm_pkint(x, 2, 1);
 	pvm_setminfo(inner, &mi);
 	pvm_setsbuf(outer);
-	ok(pvm_pkmesg(outer) == PvmBadParam && pvm_pkmesg(0) == PvmBadParam && pvm_pkmesg(-1) == PvmBadParam &&
-	   pvm_pkmesg(99999) == PvmNoSuchBuf, "pkmesg errors");
+	ok(pvm_pkmesg(outer) == PvmBadParam && pvm_pkmesg(0) == PvmBadParam &&
+		   pvm_pkmesg(-1) == PvmBadParam &&
+		   pvm_pkmesg(99999) == PvmNoSuchBuf,
+	   "pkmesg errors");
 	ok(pvm_pkmesg(inner) == 0, "pkmesg");
-	ok(pvm_pkmesgbody(inner) == PvmMismatch, "pkmesgbody of another encoding: PvmMismatch");
+	ok(pvm_pkmesgbody(inner) == PvmMismatch,
+	   "pkmesgbody of another encoding: PvmMismatch");
 	int n;
 	unsigned char *got = body(outer, &n);
-	static const unsigned char want[] = {0, 0, 0, 8, 0, 0, 0, 0x11, 0, 0, 0, 0x22, 0, 0, 0, 0x33,
-					     0, 0x40, 0x8c, 0x41, 0, 0, 0, 0, 0, 0, 0, 0x44, 0, 0, 0, 0x55,
-					     0, 0, 0, 8, 1, 0, 0, 0, 2, 0, 0, 0};
-	ok(got && n == (int)sizeof want && !memcmp(got, want, sizeof want), "pkmesg bytes as PVM 3.4.6 packs them");
+	static const unsigned char want[] = {
+		0,    0, 0, 8, 0,    0,	   0,	 0x11, 0,    0,	   0,
+		0x22, 0, 0, 0, 0x33, 0,	   0x40, 0x8c, 0x41, 0,	   0,
+		0,    0, 0, 0, 0,    0x44, 0,	 0,    0,    0x55, 0,
+		0,    0, 8, 1, 0,    0,	   0,	 2,    0,    0,	   0};
+	ok(got && n == (int)sizeof want && !memcmp(got, want, sizeof want),
+	   "pkmesg bytes as PVM 3.4.6 packs them");
 	free(got);
 	pvm_setrbuf(outer);
 	/* body() consumed it: rewind by packing again */
@@ -459,15 +597,22 @@ static void test_pkmesg(void)
 	int nb = pvm_upkmesg();
 	memset(&mi, 0, sizeof mi);
 	int y[2] = {0};
-	ok(nb > 0 && pvm_getrbuf() == outer && pvm_getminfo(nb, &mi) == 0 && mi.len == 8 && mi.ctx == 0x11 &&
-	   mi.tag == 0x22 && mi.wid == 0x33 && mi.enc == 0x408c41 && mi.src == 0x44 && mi.dst == 0x55,
+	ok(nb > 0 && pvm_getrbuf() == outer && pvm_getminfo(nb, &mi) == 0 &&
+		   mi.len == 8 && mi.ctx == 0x11 && mi.tag == 0x22 &&
+		   mi.wid == 0x33 && mi.enc == 0x408c41 && mi.src == 0x44 &&
+		   mi.dst == 0x55,
 	   "upkmesg makes a new buffer with the header (not current)");
-	ok(pvm_upkint(y, 2, 1) == 0 && y[0] == 1 && y[1] == 2, "the spliced body follows");
+	ok(pvm_upkint(y, 2, 1) == 0 && y[0] == 1 && y[1] == 2,
+	   "the spliced body follows");
 	pvm_setrbuf(nb);
-	ok(pvm_upkint(y, 2, 1) == 0 && y[1] == 2 && pvm_upkint(y, 1, 1) == PvmNoData, "upkmesg'd body unpacks");
+	ok(pvm_upkint(y, 2, 1) == 0 && y[1] == 2 &&
+		   pvm_upkint(y, 1, 1) == PvmNoData,
+	   "upkmesg'd body unpacks");
 	pvm_setrbuf(outer);
 	ok(pvm_upkmesg() == PvmNoData, "upkmesg at the end: PvmNoData");
-	ok(pvm_pkmesgbody(0) == PvmBadParam && pvm_pkmesgbody(pvm_getsbuf()) == PvmBadParam, "pkmesgbody errors");
+	ok(pvm_pkmesgbody(0) == PvmBadParam &&
+		   pvm_pkmesgbody(pvm_getsbuf()) == PvmBadParam,
+	   "pkmesgbody errors");
 	pvm_freebuf(nb);
 	pvm_freebuf(inner);
 }
@@ -480,22 +625,28 @@ static void test_packf(void)
 	float fa[4] = {1.5f, 2.5f, 3.5f, 4.5f};
 	double da[2] = {1.25, 2.25};
 	char ca[4] = "uvw";
-	ok(pvm_packf("%+ %d", PvmDataRaw, 0x01020304) == 0, "packf %%+ and a value");
+	ok(pvm_packf("%+ %d", PvmDataRaw, 0x01020304) == 0,
+	   "packf %%+ and a value");
 	int n;
 	unsigned char *got = body(pvm_getsbuf(), &n);
 	struct pvmminfo mi;
 	pvm_getminfo(pvm_getsbuf(), &mi);
-	ok(got && n == 4 && got[0] == 4 && got[3] == 1 && mi.enc == 0x408c41, "%%+ chose Raw");
+	ok(got && n == 4 && got[0] == 4 && got[3] == 1 && mi.enc == 0x408c41,
+	   "%%+ chose Raw");
 	free(got);
 	pvm_initsend(PvmDataRaw);
-	ok(pvm_packf("%c %hd %ld %ud %uhd %uld %f %lf", 'A', -2, -3L, 4u, 5, 6UL, 1.5, 2.25) == 0,
+	ok(pvm_packf("%c %hd %ld %ud %uhd %uld %f %lf", 'A', -2, -3L, 4u, 5,
+		     6UL, 1.5, 2.25) == 0,
 	   "packf values c hd ld ud uhd uld f lf");
 	got = body(pvm_getsbuf(), &n);
-	ok(got && n == 1 + 2 + 8 + 4 + 2 + 8 + 4 + 8 && got[0] == 'A', "their sizes: %d bytes", n);
+	ok(got && n == 1 + 2 + 8 + 4 + 2 + 8 + 4 + 8 && got[0] == 'A',
+	   "their sizes: %d bytes", n);
 	free(got);
 	pvm_initsend(PvmDataDefault);
-	ok(pvm_packf("%3d %2hd %2ld %2f %lf %2x %1lx %3c %s %*d %3.2d %*.*d %.d %0d x %%", ia, sa, la, fa, 9.5, fa, da,
-		     ca, "str", 2, ia, ia, 2, 3, ia, ia, ia) == PvmBadParam,
+	ok(pvm_packf(
+		   "%3d %2hd %2ld %2f %lf %2x %1lx %3c %s %*d %3.2d %*.*d %.d %0d x %%",
+		   ia, sa, la, fa, 9.5, fa, da, ca, "str", 2, ia, ia, 2, 3, ia,
+		   ia, ia) == PvmBadParam,
 	   "packf of every conversion, stopping at %%%% with PvmBadParam");
 	pvm_setrbuf(pvm_getsbuf());
 	int ri[8] = {0}, rk[8] = {0};
@@ -504,30 +655,43 @@ static void test_packf(void)
 	float rf[2], rx[4];
 	double rd, rdx[2];
 	char rc[4] = "", rstr[8];
-	int cc = pvm_unpackf("%3d %2hd %2ld %2f %lf %2x %lx %3c %s", ri, rs, rl, rf, &rd, rx, rdx, rc, rstr);
-	ok(cc == 0 && ri[2] == 3 && rs[1] == -2 && rl[0] == -7 && rf[1] == 2.5f && rd == 9.5 && rx[3] == 4.5f &&
-	   rdx[1] == 2.25 && !memcmp(rc, "uvw", 3) && !strcmp(rstr, "str"), "unpackf of them");
+	int cc = pvm_unpackf("%3d %2hd %2ld %2f %lf %2x %lx %3c %s", ri, rs, rl,
+			     rf, &rd, rx, rdx, rc, rstr);
+	ok(cc == 0 && ri[2] == 3 && rs[1] == -2 && rl[0] == -7 &&
+		   rf[1] == 2.5f && rd == 9.5 && rx[3] == 4.5f &&
+		   rdx[1] == 2.25 && !memcmp(rc, "uvw", 3) &&
+		   !strcmp(rstr, "str"),
+	   "unpackf of them");
 	cc = pvm_unpackf("%*d %.*d", 2, rk, 3, rk + 2);
-	ok(cc == 0 && rk[0] == 1 && rk[1] == 2 && rk[2] == 1, "unpackf %%*d and a stride");
+	ok(cc == 0 && rk[0] == 1 && rk[1] == 2 && rk[2] == 1,
+	   "unpackf %%*d and a stride");
 	cc = pvm_unpackf("%2d %d %d %d", rk + 3, rk, rk + 1, rk + 2);
-	ok(cc == 0 && rk[3] == 3 && rk[4] == 5 && rk[0] == 1 && rk[1] == 4 && rk[2] == 1,
+	ok(cc == 0 && rk[3] == 3 && rk[4] == 5 && rk[0] == 1 && rk[1] == 4 &&
+		   rk[2] == 1,
 	   "%%3.2d packed every other item, %%*.*d with stride 3, %%.d one item");
 	ok(pvm_unpackf("%d", rk) == PvmNoData, "%%0d packed nothing");
 	pvm_initsend(PvmDataRaw);
-	ok(pvm_packf("%d %q %d", 7, 8, 9) == PvmBadParam && pvm_packf("%d %+", 1, 0) == PvmBadParam &&
-	   pvm_packf("%i", 1) == PvmBadParam && pvm_packf("%-3d", ia) == PvmBadParam && pvm_packf(NULL) == PvmBadParam,
+	ok(pvm_packf("%d %q %d", 7, 8, 9) == PvmBadParam &&
+		   pvm_packf("%d %+", 1, 0) == PvmBadParam &&
+		   pvm_packf("%i", 1) == PvmBadParam &&
+		   pvm_packf("%-3d", ia) == PvmBadParam &&
+		   pvm_packf(NULL) == PvmBadParam,
 	   "unknown conversions give PvmBadParam");
 	got = body(pvm_getsbuf(), &n);
-	ok(got && n == 8 && got[0] == 7 && got[4] == 1, "items before a bad conversion are packed");
+	ok(got && n == 8 && got[0] == 7 && got[4] == 1,
+	   "items before a bad conversion are packed");
 	free(got);
 	pvm_initsend(PvmDataRaw);
 	pvm_pkint(ia, 2, 1);
 	pvm_setrbuf(pvm_getsbuf());
-	ok(pvm_unpackf("%+ %d", 0, ri) == PvmBadParam, "unpackf %%+: PvmBadParam");
-	ok(pvm_unpackf("%c", rc) == 0 && rc[0] == 1, "unpackf %%c reads one byte");
+	ok(pvm_unpackf("%+ %d", 0, ri) == PvmBadParam,
+	   "unpackf %%+: PvmBadParam");
+	ok(pvm_unpackf("%c", rc) == 0 && rc[0] == 1,
+	   "unpackf %%c reads one byte");
 	ok(pvm_packf("%+", 7) == PvmBadParam, "packf %%+ with a bad encoding");
 	pvm_initsend(PvmDataDefault);
-	ok(pvm_packf("%ld", 1L << 40) == PvmOverflow, "packf %%ld overflow in XDR");
+	ok(pvm_packf("%ld", 1L << 40) == PvmOverflow,
+	   "packf %%ld overflow in XDR");
 }
 
 static double now(void)
@@ -557,9 +721,11 @@ static void test_speed(void)
 		pvm_setrbuf(pvm_getsbuf());
 		cc |= pvm_upkdouble(r, N, 1);
 		double t2 = now();
-		printf("# %s 16 MiB doubles: pack %.1f MB/s, unpack %.1f MB/s\n", ename(enc),
-		       16.777216 / (t1 - t0), 16.777216 / (t2 - t1));
-		ok(cc == 0 && !memcmp(d, r, N * sizeof *d) && t2 - t0 < 2.0, "%s 16 MiB pack+unpack under 2 s", ename(enc));
+		printf("# %s 16 MiB doubles: pack %.1f MB/s, unpack %.1f MB/s\n",
+		       ename(enc), 16.777216 / (t1 - t0),
+		       16.777216 / (t2 - t1));
+		ok(cc == 0 && !memcmp(d, r, N * sizeof *d) && t2 - t0 < 2.0,
+		   "%s 16 MiB pack+unpack under 2 s", ename(enc));
 	}
 	/* many small packs: geometric growth */
 	double t0 = now();

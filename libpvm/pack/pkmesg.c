@@ -139,7 +139,8 @@ int pvm_upkmesg(void)
 			cc = PvmBadMsg;
 			break;
 		}
-		if ((cc = lp_unpack(rb, LP_BYTE, nb->data + nb->len, n, 1)) == 0)
+		if ((cc = lp_unpack(rb, LP_BYTE, nb->data + nb->len, n, 1)) ==
+		    0)
 			nb->len += (size_t)n;
 	}
 	if (cc < 0) {

@@ -23,8 +23,8 @@ static char out[1 << 16];
 static char bad[200]; /* what the first failed input did */
 
 /* Bytes the model says a call takes at body offset pos (0: it fails). */
-static size_t model(const uint8_t *body, size_t len, size_t pos, int t,
-		    int cnt, int xdr)
+static size_t model(const uint8_t *body, size_t len, size_t pos, int t, int cnt,
+		    int xdr)
 {
 	size_t rem = len - pos, n = (size_t)cnt;
 	if (t == T_STR) { /* an int count, then the bytes */
@@ -75,7 +75,8 @@ static int one(const uint8_t *d, size_t n)
 		if (cc > 0)
 			pvm_freebuf(cc);
 		else if (cc != PvmNoData && cc != PvmBadMsg && cc != PvmNoMem) {
-			snprintf(bad, sizeof bad, "upkmesg of %zu random bytes: %d", blen, cc);
+			snprintf(bad, sizeof bad,
+				 "upkmesg of %zu random bytes: %d", blen, cc);
 			fail = 1;
 		}
 		pvm_setrbuf(0);
@@ -83,15 +84,23 @@ static int one(const uint8_t *d, size_t n)
 		return fail;
 	}
 	int xdr = mode == 1;
-	int h[9] = {(int)blen, 0, 1, 0, enc_sig(xdr ? PvmDataDefault : PvmDataRaw), 0,
-		    0x40001, 0x40002, (int)blen};
+	int h[9] = {(int)blen,
+		    0,
+		    1,
+		    0,
+		    enc_sig(xdr ? PvmDataDefault : PvmDataRaw),
+		    0,
+		    0x40001,
+		    0x40002,
+		    (int)blen};
 	pvm_pkint(h, 9, 1);
 	if (blen)
 		pvm_pkbyte((char *)(uintptr_t)body, (int)blen, 1);
 	pvm_setrbuf(outer);
 	int rb = pvm_upkmesg();
 	if (rb <= 0) {
-		snprintf(bad, sizeof bad, "upkmesg of a well-formed %zu-byte %s message: %d",
+		snprintf(bad, sizeof bad,
+			 "upkmesg of a well-formed %zu-byte %s message: %d",
 			 blen, xdr ? "Default" : "Raw", rb);
 		pvm_freebuf(outer);
 		return 1;
@@ -99,21 +108,26 @@ static int one(const uint8_t *d, size_t n)
 	pvm_setrbuf(rb);
 	size_t pos = 0;
 	for (size_t i = 0; i + 3 <= opn && !fail; i += 3) {
-		int t = op[i] % (T_STR + 1), cnt = op[i + 1], st = op[i + 2] % 3 + 1;
+		int t = op[i] % (T_STR + 1), cnt = op[i + 1],
+		    st = op[i + 2] % 3 + 1;
 		size_t take = model(body, blen, pos, t, cnt, xdr);
 		int cc = t == T_STR ? pvm_upkstr(out) : upk(t, out, cnt, st);
 		int want = take || (cnt == 0 && t != T_STR) ? 0 : PvmNoData;
 		if (cc != want) {
-			snprintf(bad, sizeof bad,
-				 "%s body of %zu bytes at %zu: type %d x %d: %d, expected %d",
-				 xdr ? "Default" : "Raw", blen, pos, t, cnt, cc, want);
+			snprintf(
+				bad, sizeof bad,
+				"%s body of %zu bytes at %zu: type %d x %d: %d, expected %d",
+				xdr ? "Default" : "Raw", blen, pos, t, cnt, cc,
+				want);
 			fail = 1;
 		}
 		pos += take;
 	}
 	/* what is left must be exactly where the model says */
-	if (!fail && pos < blen && pvm_upkbyte(out, (int)(blen - pos), 1) != 0) {
-		snprintf(bad, sizeof bad, "the last %zu bytes were not there", blen - pos);
+	if (!fail && pos < blen &&
+	    pvm_upkbyte(out, (int)(blen - pos), 1) != 0) {
+		snprintf(bad, sizeof bad, "the last %zu bytes were not there",
+			 blen - pos);
 		fail = 1;
 	}
 	if (!fail && pvm_upkbyte(out, 1, 1) != PvmNoData) {
@@ -165,7 +179,8 @@ int main(void)
 		}
 		static const char *what[] = {"Raw bodies", "Default bodies",
 					     "random pkmesg streams"};
-		ok(fails == 0, "20000 %s read with random pvm_upk* calls as the model says (%d failed)",
+		ok(fails == 0,
+		   "20000 %s read with random pvm_upk* calls as the model says (%d failed)",
 		   what[mode], fails);
 	}
 	return tap_done();

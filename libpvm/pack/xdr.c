@@ -91,11 +91,11 @@ static unsigned xitem(enum lp_type t)
 
 /* ---- conversions ----
  *
- * For a host with IEEE floats (any host PVM runs on today).  Per XDR word, encoding is: load the native item, widen or
- * narrow it to the XDR unit (short/ushort/long/ulong: a 4-byte int, as
- * libtirpc's xdr_short or xdr_int would), swap its bytes, store;
- * decoding the reverse.  float and double are their IEEE bits (libtirpc
- * copies them: NaN payloads and -0.0 survive).
+ * For a host with IEEE floats (any host PVM runs on today).  Per XDR word,
+ * encoding is: load the native item, widen or narrow it to the XDR unit
+ * (short/ushort/long/ulong: a 4-byte int, as libtirpc's xdr_short or xdr_int
+ * would), swap its bytes, store; decoding the reverse.  float and double are
+ * their IEEE bits (libtirpc copies them: NaN payloads and -0.0 survive).
  *
  * Contiguous arrays go through kernels that gcc vectorises: a loop over
  * blocks of a fixed number of items (its -O2 cost model vectorises only
@@ -141,18 +141,18 @@ static inline uint32_t get32(const uint8_t *in)
 
 /* One word k of an array: enc_X(xdr out, native in, k) and
  * dec_X(native out, xdr in, k). */
-#define CONV(X, NT, WIDEN, NARROW)                                            \
-	static inline void enc_##X(uint8_t *o, const uint8_t *u, size_t k)    \
-	{                                                                     \
-		NT v;                                                         \
-		memcpy(&v, u + k * sizeof v, sizeof v);                       \
-		put32(o + 4 * k, WIDEN);                                      \
-	}                                                                     \
-	static inline void dec_##X(uint8_t *u, const uint8_t *o, size_t k)    \
-	{                                                                     \
-		uint32_t w = get32(o + 4 * k);                                \
-		NT v = NARROW;                                                \
-		memcpy(u + k * sizeof v, &v, sizeof v);                       \
+#define CONV(X, NT, WIDEN, NARROW)                                             \
+	static inline void enc_##X(uint8_t *o, const uint8_t *u, size_t k)     \
+	{                                                                      \
+		NT v;                                                          \
+		memcpy(&v, u + k * sizeof v, sizeof v);                        \
+		put32(o + 4 * k, WIDEN);                                       \
+	}                                                                      \
+	static inline void dec_##X(uint8_t *u, const uint8_t *o, size_t k)     \
+	{                                                                      \
+		uint32_t w = get32(o + 4 * k);                                 \
+		NT v = NARROW;                                                 \
+		memcpy(u + k * sizeof v, &v, sizeof v);                        \
 	}
 
 /* native C types, so that sizes follow the host (long: 4 or 8 bytes) */
@@ -174,16 +174,16 @@ static inline void swap_w64(uint8_t *to, const uint8_t *from, size_t k)
 }
 
 /* The contiguous kernel NAME applies STEP to words 0..n-1. */
-#define KERNEL(NAME, STEP)                                                    \
-	static LP_CLONES void NAME(uint8_t *restrict to,                      \
-				   const uint8_t *restrict from, size_t n)    \
-	{                                                                     \
-		size_t w = 0;                                                 \
-		for (; n - w >= BLK; w += BLK)                                \
-			for (size_t k = 0; k < BLK; k++)                      \
-				STEP(to, from, w + k);                        \
-		for (; w < n; w++)                                            \
-			STEP(to, from, w);                                    \
+#define KERNEL(NAME, STEP)                                                     \
+	static LP_CLONES void NAME(uint8_t *restrict to,                       \
+				   const uint8_t *restrict from, size_t n)     \
+	{                                                                      \
+		size_t w = 0;                                                  \
+		for (; n - w >= BLK; w += BLK)                                 \
+			for (size_t k = 0; k < BLK; k++)                       \
+				STEP(to, from, w + k);                         \
+		for (; w < n; w++)                                             \
+			STEP(to, from, w);                                     \
 	}
 
 KERNEL(kenc_w32, enc_w32)
@@ -219,8 +219,8 @@ static const struct fastconv {
 	[LP_DCPLX] = {kswap_w64, kswap_w64, swap_w64, swap_w64, 2},
 };
 
-static void conv(enum xop op, enum lp_type t, uint8_t *x, char *p,
-		 int nitem, int stride)
+static void conv(enum xop op, enum lp_type t, uint8_t *x, char *p, int nitem,
+		 int stride)
 {
 	if (t == LP_BYTE) {
 		opaque(op, x, p, nitem, stride);

@@ -30,17 +30,18 @@
 
 #include "pvm3.h"
 
-
-
 #include "test_types.h"
 
 /* Special float and double bit patterns, mixed into the random ones. */
 static const uint32_t fspecial[] = {
-	0x00000000, 0x80000000,             /* +0, -0 */
-	0x7f800000, 0xff800000,             /* +inf, -inf */
-	0x7fc00000, 0xffc00001, 0x7f800001, /* NaNs: quiet, payload, signalling */
-	0x7fbfffff, 0x00000001, 0x807fffff, /* signalling NaN, denormals */
-	0x00800000, 0x7f7fffff, 0x3f800000, /* min normal, max, 1.0 */
+	0x00000000, 0x80000000, /* +0, -0 */
+	0x7f800000, 0xff800000, /* +inf, -inf */
+	0x7fc00000, 0xffc00001,
+	0x7f800001, /* NaNs: quiet, payload, signalling */
+	0x7fbfffff, 0x00000001,
+	0x807fffff, /* signalling NaN, denormals */
+	0x00800000, 0x7f7fffff,
+	0x3f800000, /* min normal, max, 1.0 */
 };
 static const uint64_t dspecial[] = {
 	0x0000000000000000, 0x8000000000000000, 0x7ff0000000000000,
@@ -57,13 +58,16 @@ static void rnd_item(int t, char *q)
 	switch (t) {
 	case T_LONG: {
 		/* anything that fits in 32 bits, the edges often */
-		long v = pick == 0 ? INT32_MIN : pick == 1 ? INT32_MAX :
-			 pick == 2 ? -1 : (long)(int32_t)r;
+		long v = pick == 0   ? INT32_MIN
+			 : pick == 1 ? INT32_MAX
+			 : pick == 2 ? -1
+				     : (long)(int32_t)r;
 		memcpy(q, &v, sizeof v);
 		break;
 	}
 	case T_ULONG: {
-		unsigned long v = pick == 0 ? UINT32_MAX : (unsigned long)(uint32_t)r;
+		unsigned long v =
+			pick == 0 ? UINT32_MAX : (unsigned long)(uint32_t)r;
 		memcpy(q, &v, sizeof v);
 		break;
 	}
@@ -95,10 +99,14 @@ static void rnd_item(int t, char *q)
 static int tirpc_item(XDR *x, int t, char *q)
 {
 	switch (t) {
-	case T_SHORT: return xdr_short(x, (short *)q);
-	case T_USHORT: return xdr_u_short(x, (unsigned short *)q);
-	case T_INT: return xdr_int(x, (int *)q);
-	case T_UINT: return xdr_u_int(x, (unsigned *)q);
+	case T_SHORT:
+		return xdr_short(x, (short *)q);
+	case T_USHORT:
+		return xdr_u_short(x, (unsigned short *)q);
+	case T_INT:
+		return xdr_int(x, (int *)q);
+	case T_UINT:
+		return xdr_u_int(x, (unsigned *)q);
 	case T_LONG:
 		if (x->x_op == XDR_ENCODE)
 			return xdr_long(x, (long *)q);
@@ -109,12 +117,19 @@ static int tirpc_item(XDR *x, int t, char *q)
 			memcpy(q, &l, sizeof l);
 			return r;
 		}
-	case T_ULONG: return xdr_u_long(x, (unsigned long *)q);
-	case T_FLOAT: return xdr_float(x, (float *)q);
-	case T_DOUBLE: return xdr_double(x, (double *)q);
-	case T_CPLX: return xdr_float(x, (float *)q) && xdr_float(x, (float *)q + 1);
-	case T_DCPLX: return xdr_double(x, (double *)q) && xdr_double(x, (double *)q + 1);
-	default: return 0;
+	case T_ULONG:
+		return xdr_u_long(x, (unsigned long *)q);
+	case T_FLOAT:
+		return xdr_float(x, (float *)q);
+	case T_DOUBLE:
+		return xdr_double(x, (double *)q);
+	case T_CPLX:
+		return xdr_float(x, (float *)q) && xdr_float(x, (float *)q + 1);
+	case T_DCPLX:
+		return xdr_double(x, (double *)q) &&
+		       xdr_double(x, (double *)q + 1);
+	default:
+		return 0;
 	}
 }
 
@@ -125,7 +140,8 @@ static char *at(char *p, int t, long i, int s)
 }
 
 /* libtirpc's bytes for n items (xl bytes; byte arrays: xdr_opaque). */
-static int tirpc_enc(int t, char *p, int n, int s, unsigned char *out, size_t xl)
+static int tirpc_enc(int t, char *p, int n, int s, unsigned char *out,
+		     size_t xl)
 {
 	XDR x;
 	int good = 1;
@@ -220,14 +236,16 @@ static const char *one_case(int t, int n, int s, int *where)
 		snprintf(why, sizeof why, "pack returned %d", cc);
 		fail = why;
 	} else if ((size_t)blen != 4 * (size_t)pre + xl) {
-		snprintf(why, sizeof why, "%d bytes, not %zu", blen, 4 * (size_t)pre + xl);
+		snprintf(why, sizeof why, "%d bytes, not %zu", blen,
+			 4 * (size_t)pre + xl);
 		fail = why;
 	} else {
 		for (size_t k = 0; k < xl; k++)
 			if (got[4 * pre + k] != xref[k]) {
 				*where = (int)k;
-				snprintf(why, sizeof why, "byte %zu is %02x, libtirpc's %02x",
-					 k, got[4 * pre + k], xref[k]);
+				snprintf(why, sizeof why,
+					 "byte %zu is %02x, libtirpc's %02x", k,
+					 got[4 * pre + k], xref[k]);
 				fail = why;
 				break;
 			}
@@ -263,7 +281,10 @@ static const char *one_case(int t, int n, int s, int *where)
 				*where = (int)k;
 				break;
 			}
-		snprintf(why, sizeof why, "decoded values (or the canaries between them) differ from libtirpc's at byte %d", *where);
+		snprintf(
+			why, sizeof why,
+			"decoded values (or the canaries between them) differ from libtirpc's at byte %d",
+			*where);
 		fail = why;
 	}
 out:
@@ -274,22 +295,28 @@ out:
 static void test_identity(void)
 {
 	/* 0, 1, around the kernels' block (32 words), random up to 100000 */
-	int fixed[] = {0, 1, 2, 3, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 1001};
+	int fixed[] = {0,  1,  2,  3,  5,  15, 16,  17,
+		       31, 32, 33, 63, 64, 65, 127, 1001};
 	enum { NFIXED = sizeof fixed / sizeof fixed[0], NRAND = 6 };
 	static const int strides[] = {1, 2, 3, -1};
 	for (int t = 0; t < T_N; t++)
-		for (size_t si = 0; si < sizeof strides / sizeof strides[0]; si++) {
+		for (size_t si = 0; si < sizeof strides / sizeof strides[0];
+		     si++) {
 			int s = strides[si];
 			const char *fail = NULL;
 			int n = 0, where = -1;
 			for (int k = 0; k < NFIXED + NRAND && !fail; k++) {
-				n = k < NFIXED ? fixed[k] : (int)(rnd() % 100001);
+				n = k < NFIXED ? fixed[k]
+					       : (int)(rnd() % 100001);
 				fail = one_case(t, n, s, &where);
 			}
 			if (fail)
-				ok(0, "%s stride %d: %d items: %s", tname[t], s, n, fail);
+				ok(0, "%s stride %d: %d items: %s", tname[t], s,
+				   n, fail);
 			else
-				ok(1, "%s stride %d: bytes and values as libtirpc's", tname[t], s);
+				ok(1,
+				   "%s stride %d: bytes and values as libtirpc's",
+				   tname[t], s);
 		}
 }
 
@@ -348,7 +375,8 @@ int main(void)
 	const char *e = getenv("XDR_TEST_SEED");
 	uint64_t seed = e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL);
 	rnd_state = seed * 0x9e3779b97f4a7c15ULL | 1;
-	printf("# seed %llu (XDR_TEST_SEED repeats it)\n", (unsigned long long)seed);
+	printf("# seed %llu (XDR_TEST_SEED repeats it)\n",
+	       (unsigned long long)seed);
 	pvm_setopt(PvmAutoErr, 0);
 	test_identity();
 	test_overflow();

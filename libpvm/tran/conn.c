@@ -17,21 +17,21 @@
 
 #include "pvm3.h"
 
-#define RBUF_SIZE (256u << 10)
+#define RBUF_SIZE	(256u << 10)
 /* Read at most this much per call so one busy peer cannot starve others. */
-#define READ_BUDGET (16u << 20)
+#define READ_BUDGET	(16u << 20)
 /* Payload remainders at least this large are read straight into place. */
 #define DIRECT_READ_MIN (64u << 10)
 /* Send buffer asked for on every connection (see lp_conn_new). */
-#define SNDBUF_WANT (1 << 20)
+#define SNDBUF_WANT	(1 << 20)
 
 struct lp_asm {
 	struct lp_asm *next;
 	struct wire_hdr h; /* first frame's header */
-	uint32_t frag;     /* payload of the first frame: the sender's size */
+	uint32_t frag;	   /* payload of the first frame: the sender's size */
 	uint64_t got;
 	struct lp_buf *buf; /* ordinary message */
-	uint8_t *ctl;       /* control message */
+	uint8_t *ctl;	    /* control message */
 };
 
 static struct lp_conn *zombies;
@@ -214,7 +214,9 @@ static int frame_end(struct lp_conn *c)
 		pp = &(*pp)->next;
 	*pp = a->next;
 
-	struct lp_inmsg m = {.h = a->h, .buf = a->buf, .ctl = a->ctl,
+	struct lp_inmsg m = {.h = a->h,
+			     .buf = a->buf,
+			     .ctl = a->ctl,
 			     .ctllen = (size_t)a->got};
 	if (m.buf) {
 		struct lp_buf *b = m.buf;
@@ -256,7 +258,8 @@ static int parse(struct lp_conn *c)
 			c->rpos += n;
 			if (c->hgot < WIRE_HDR_SIZE)
 				return 0;
-			if (wire_hdr_decode(c->hbuf, &c->cur, WIRE_MAX_FRAG) < 0 ||
+			if (wire_hdr_decode(c->hbuf, &c->cur, WIRE_MAX_FRAG) <
+				    0 ||
 			    frame_begin(c) < 0)
 				return -1;
 		} else {
@@ -321,7 +324,8 @@ static ssize_t scatter_read(struct lp_conn *c)
 	if (r <= 0)
 		return r < 0 ? -1 : 0;
 
-	size_t left = (size_t)r, t = iov[0].iov_len < left ? iov[0].iov_len : left;
+	size_t left = (size_t)r,
+	       t = iov[0].iov_len < left ? iov[0].iov_len : left;
 	add_got(c, t);
 	left -= t;
 	if (c->pgot == c->cur.len && frame_end(c) < 0)
@@ -332,7 +336,8 @@ static ssize_t scatter_read(struct lp_conn *c)
 		c->hgot = hb;
 		left -= hb;
 		if (hb < WIRE_HDR_SIZE)
-			break; /* the rest of the header comes with the next read */
+			break; /* the rest of the header comes with the next
+				  read */
 		if (wire_hdr_decode(c->hbuf, &c->cur, WIRE_MAX_FRAG) < 0 ||
 		    frame_begin(c) < 0)
 			return -2;
@@ -343,7 +348,9 @@ static ssize_t scatter_read(struct lp_conn *c)
 			int i = 2 + 2 * k;
 			c->rpos = c->rlen = 0;
 			while (left > 0) {
-				size_t m = iov[i].iov_len < left ? iov[i].iov_len : left;
+				size_t m = iov[i].iov_len < left
+						   ? iov[i].iov_len
+						   : left;
 				memcpy(c->rbuf + c->rlen, iov[i].iov_base, m);
 				c->rlen += m;
 				left -= m;
@@ -371,16 +378,19 @@ int lp_conn_input(struct lp_conn *c)
 			if (n == -2)
 				goto bad;
 			if (n > 0) {
-				budget -= (size_t)n < budget ? (size_t)n : budget;
+				budget -=
+					(size_t)n < budget ? (size_t)n : budget;
 				continue;
 			}
 		} else if (c->rpos == c->rlen && c->cur_asm &&
-		    c->cur.len - c->pgot >= DIRECT_READ_MIN) {
+			   c->cur.len - c->pgot >= DIRECT_READ_MIN) {
 			/* big remainder of a frame: read it in place */
-			n = read(c->fd, asm_dest(c->cur_asm), c->cur.len - c->pgot);
+			n = read(c->fd, asm_dest(c->cur_asm),
+				 c->cur.len - c->pgot);
 			if (n > 0) {
 				add_got(c, (size_t)n);
-				budget -= (size_t)n < budget ? (size_t)n : budget;
+				budget -=
+					(size_t)n < budget ? (size_t)n : budget;
 				if (c->pgot == c->cur.len && frame_end(c) < 0)
 					goto bad;
 				continue;
@@ -391,11 +401,13 @@ int lp_conn_input(struct lp_conn *c)
 			n = read(c->fd, c->rbuf + c->rlen, RBUF_SIZE - c->rlen);
 			if (n > 0) {
 				c->rlen += (size_t)n;
-				budget -= (size_t)n < budget ? (size_t)n : budget;
+				budget -=
+					(size_t)n < budget ? (size_t)n : budget;
 				if (parse(c) < 0)
 					goto bad;
 				if ((size_t)n < RBUF_SIZE / 2)
-					return c->dead ? -1 : 0; /* short read: drained */
+					return c->dead ? -1 : 0; /* short read:
+								    drained */
 				continue;
 			}
 		}

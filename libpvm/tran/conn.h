@@ -45,20 +45,20 @@ struct lp_ochunk;
 
 struct lp_conn {
 	int fd;
-	int dead;        /* closed: the struct lingers until its owner drops it */
+	int dead; /* closed: the struct lingers until its owner drops it */
 	const char *what; /* for messages: "pvmd", "direct" */
-	void *owner;      /* the transport's per-connection data */
-	int peer;         /* direct: the peer's tid (0 if unknown) */
+	void *owner;	  /* the transport's per-connection data */
+	int peer;	  /* direct: the peer's tid (0 if unknown) */
 	lp_conn_msg_fn on_msg;
 	lp_conn_close_fn on_close;
 
 	/* input: header being read, then the payload of that frame */
 	uint8_t hbuf[WIRE_HDR_SIZE];
 	size_t hgot;
-	struct wire_hdr cur; /* header of the frame whose payload we read */
-	uint32_t pgot;       /* payload bytes of cur read so far */
+	struct wire_hdr cur;	/* header of the frame whose payload we read */
+	uint32_t pgot;		/* payload bytes of cur read so far */
 	struct lp_asm *cur_asm; /* where cur's payload goes */
-	struct lp_asm *asms;    /* messages in progress, one per source */
+	struct lp_asm *asms;	/* messages in progress, one per source */
 
 	/* read-ahead buffer */
 	uint8_t *rbuf;

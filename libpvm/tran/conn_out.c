@@ -22,12 +22,12 @@
 
 #include "pvm3.h"
 
-#define MAX_IOV 512
+#define MAX_IOV	 512
 #define MAX_HDRS (MAX_IOV / 2)
 
 #define CHUNK_SIZE (256u << 10) /* bytes of one output queue chunk */
-#define POOL_MAX 128            /* free chunks kept for reuse (32 MiB) */
-#define COPY_STEP CHUNK_SIZE    /* bytes queued between write attempts */
+#define POOL_MAX   128		/* free chunks kept for reuse (32 MiB) */
+#define COPY_STEP  CHUNK_SIZE	/* bytes queued between write attempts */
 
 struct lp_ochunk {
 	struct lp_ochunk *next;
@@ -67,8 +67,8 @@ static void chunk_free(struct lp_ochunk *ch)
 struct ostream {
 	const struct lp_omsg *m;
 	uint64_t nframes, k; /* current frame */
-	size_t off;          /* offset in frame k (header + payload) */
-	int si;              /* body cursor: segment and offset in it */
+	size_t off;	     /* offset in frame k (header + payload) */
+	int si;		     /* body cursor: segment and offset in it */
 	size_t so;
 	uint8_t hdrs[MAX_HDRS][WIRE_HDR_SIZE];
 };
@@ -166,8 +166,9 @@ static void os_advance(struct ostream *s, size_t n)
 		size_t step = n < rem ? n : rem;
 		size_t hpart = 0;
 		if (s->off < WIRE_HDR_SIZE)
-			hpart = step < WIRE_HDR_SIZE - s->off ? step
-							       : WIRE_HDR_SIZE - s->off;
+			hpart = step < WIRE_HDR_SIZE - s->off
+					? step
+					: WIRE_HDR_SIZE - s->off;
 		size_t body = step - hpart;
 		while (body > 0) {
 			size_t avail = seg[s->si].len - s->so;
@@ -295,7 +296,8 @@ int lp_conn_output(struct lp_conn *c)
 	while (!c->dead && c->oq_head) {
 		int n = 0;
 		size_t want = 0;
-		for (struct lp_ochunk *ch = c->oq_head; ch && n < 64; ch = ch->next) {
+		for (struct lp_ochunk *ch = c->oq_head; ch && n < 64;
+		     ch = ch->next) {
 			iov[n].iov_base = ch->data + ch->off;
 			iov[n++].iov_len = ch->len - ch->off;
 			want += ch->len - ch->off;

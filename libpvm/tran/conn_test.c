@@ -64,13 +64,13 @@ struct expect {
 static struct {
 	const struct expect *exp;
 	int nexp;
-	int got;        /* messages that arrived */
-	int bad;        /* of them, not what was expected */
-	int closed;     /* on_close calls */
-	int asms_left;  /* at on_close: reassembly state still there */
+	int got;	   /* messages that arrived */
+	int bad;	   /* of them, not what was expected */
+	int closed;	   /* on_close calls */
+	int asms_left;	   /* at on_close: reassembly state still there */
 	int live_at_close; /* buffer ids in use at on_close */
-	int fail_at;    /* the hook returns -1 on this message (1-based) */
-	int close_at;   /* the hook closes the connection on this one */
+	int fail_at;	   /* the hook returns -1 on this message (1-based) */
+	int close_at;	   /* the hook closes the connection on this one */
 } R;
 
 static int live_bufs(void)
@@ -105,7 +105,8 @@ static int on_msg(struct lp_conn *c, struct lp_inmsg *m)
 		else
 			for (uint64_t i = 0; i < e->total; i++)
 				if (m->ctl[i] != pat(e->id, i)) {
-					complain("control payload differs", e->id);
+					complain("control payload differs",
+						 e->id);
 					break;
 				}
 	} else {
@@ -166,9 +167,14 @@ static void s_frame(struct stream *s, const struct expect *e, uint16_t flags,
 		    uint64_t off, uint32_t len)
 {
 	struct wire_hdr h = {
-		.len = len, .flags = (uint16_t)(flags | (e->ctrl ? WIRE_F_CTRL : 0)),
-		.enc = e->enc, .dst = ME, .src = e->src, .tag = (int32_t)e->id,
-		.ctx = (int32_t)(e->id ^ 0x1234), .seq = e->id + 1,
+		.len = len,
+		.flags = (uint16_t)(flags | (e->ctrl ? WIRE_F_CTRL : 0)),
+		.enc = e->enc,
+		.dst = ME,
+		.src = e->src,
+		.tag = (int32_t)e->id,
+		.ctx = (int32_t)(e->id ^ 0x1234),
+		.seq = e->id + 1,
 		.wid = e->id * 3,
 		.total = (flags & WIRE_F_FIRST) ? e->total : 0,
 	};
@@ -177,7 +183,8 @@ static void s_frame(struct stream *s, const struct expect *e, uint16_t flags,
 	s_put(s, hb, sizeof hb);
 	uint8_t tmp[4096];
 	for (uint32_t i = 0; i < len;) {
-		uint32_t k = len - i < sizeof tmp ? len - i : (uint32_t)sizeof tmp;
+		uint32_t k =
+			len - i < sizeof tmp ? len - i : (uint32_t)sizeof tmp;
 		for (uint32_t j = 0; j < k; j++)
 			tmp[j] = pat(e->id, off + i + j);
 		s_put(s, tmp, k);
@@ -192,8 +199,9 @@ static void s_msg(struct stream *s, const struct expect *e, uint32_t frag)
 	do {
 		uint64_t left = e->total - off;
 		uint32_t len = left < frag ? (uint32_t)left : frag;
-		uint16_t fl = (uint16_t)((off == 0 ? WIRE_F_FIRST : 0) |
-					 (off + len == e->total ? WIRE_F_LAST : 0));
+		uint16_t fl =
+			(uint16_t)((off == 0 ? WIRE_F_FIRST : 0) |
+				   (off + len == e->total ? WIRE_F_LAST : 0));
 		s_frame(s, e, fl, off, len);
 		off += len;
 	} while (off < e->total);
@@ -203,8 +211,12 @@ static void s_msg(struct stream *s, const struct expect *e, uint32_t frag)
 static void s_hdr(struct stream *s, uint16_t flags, int32_t src, uint16_t enc,
 		  uint32_t len, uint64_t total)
 {
-	struct wire_hdr h = {.len = len, .flags = flags, .enc = enc, .dst = ME,
-			     .src = src, .total = total};
+	struct wire_hdr h = {.len = len,
+			     .flags = flags,
+			     .enc = enc,
+			     .dst = ME,
+			     .src = src,
+			     .total = total};
 	uint8_t hb[WIRE_HDR_SIZE];
 	wire_hdr_encode(&h, hb);
 	s_put(s, hb, sizeof hb);
@@ -293,8 +305,15 @@ static void test_basic(void)
 		{.id = 1, .src = 0x40005, .total = 100},
 		{.id = 2, .src = 0x40005, .ctrl = 1, .total = 33},
 		{.id = 3, .src = 0x40006, .enc = PvmDataRaw, .total = 0},
-		{.id = 4, .src = 0x40005, .enc = PvmDataInPlace, .total = 10000},
-		{.id = 5, .src = 0x40006, .enc = PvmDataTrace, .ctrl = 1, .total = 0},
+		{.id = 4,
+		 .src = 0x40005,
+		 .enc = PvmDataInPlace,
+		 .total = 10000},
+		{.id = 5,
+		 .src = 0x40006,
+		 .enc = PvmDataTrace,
+		 .ctrl = 1,
+		 .total = 0},
 	};
 	struct lp_conn *c = open_conn(exp, 5);
 	struct stream s = {0};
@@ -307,7 +326,8 @@ static void test_basic(void)
 	ok(all_right() && !R.closed,
 	   "a one-frame message, a control message, empty ones, and three frames into one arrive whole (%d of 5)",
 	   R.got);
-	ok(live_bufs() == 0, "no buffer id stays in use once the hook freed the messages");
+	ok(live_bufs() == 0,
+	   "no buffer id stays in use once the hook freed the messages");
 	shut(c);
 	free(s.p);
 
@@ -326,8 +346,10 @@ static void test_basic(void)
 static void test_interleaved(void)
 {
 	static const struct expect exp[] = {
-		{.id = 20, .src = 0x80040000, .total = 3000}, /* B, first whole */
-		{.id = 10, .src = 0x40007, .total = 3000},    /* A */
+		{.id = 20,
+		 .src = 0x80040000,
+		 .total = 3000},			   /* B, first whole */
+		{.id = 10, .src = 0x40007, .total = 3000}, /* A */
 	};
 	struct lp_conn *c = open_conn(exp, 2);
 	struct stream s = {0};
@@ -343,7 +365,8 @@ static void test_interleaved(void)
 	free(s.p);
 
 	/* a middle frame of length 0, and a last frame of length 0 */
-	static const struct expect z[] = {{.id = 30, .src = 0x40008, .total = 2000}};
+	static const struct expect z[] = {
+		{.id = 30, .src = 0x40008, .total = 2000}};
 	c = open_conn(z, 1);
 	memset(&s, 0, sizeof s);
 	s_frame(&s, &z[0], WIRE_F_FIRST, 0, 1000);
@@ -363,7 +386,7 @@ static void test_interleaved(void)
  * written right after its first frame (another source's message, a
  * shorter frame of the same message...).
  */
-#define BIG (1u << 20)
+#define BIG   (1u << 20)
 #define BFRAG (64u << 10)
 
 static void big_case(const char *what, const struct expect *exp, int nexp,
@@ -391,11 +414,13 @@ static void big_case(const char *what, const struct expect *exp, int nexp,
 	while (off < big->total) {
 		uint64_t left = big->total - off;
 		uint32_t len = left < BFRAG ? (uint32_t)left : BFRAG;
-		s_frame(&s, big, off + len == big->total ? WIRE_F_LAST : 0, off, len);
+		s_frame(&s, big, off + len == big->total ? WIRE_F_LAST : 0, off,
+			len);
 		off += len;
 	}
 	feed(s.p + prime, s.len - prime, 0);
-	ok(live == 1 && all_right() && !R.closed && live_bufs() == 0, "%s", what);
+	ok(live == 1 && all_right() && !R.closed && live_bufs() == 0, "%s",
+	   what);
 	shut(c);
 	free(s.p);
 }
@@ -418,7 +443,8 @@ static void odd_other_big(struct stream *s, const struct expect *big)
 {
 	(void)big;
 	/* another large message starts, and is finished at once */
-	static const struct expect o = {.id = 43, .src = 0x4000b, .total = 300000};
+	static const struct expect o = {
+		.id = 43, .src = 0x4000b, .total = 300000};
 	s_msg(s, &o, 70000);
 }
 
@@ -434,14 +460,17 @@ static void odd_empty_frame(struct stream *s, const struct expect *big)
 
 static void test_scatter(void)
 {
-	static const struct expect plain[] = {{.id = 50, .src = 0x40010, .total = BIG}};
-	big_case("a 1 MiB message in 64 KiB frames, its rest read by the scatter path",
-		 plain, 1, NULL);
+	static const struct expect plain[] = {
+		{.id = 50, .src = 0x40010, .total = BIG}};
+	big_case(
+		"a 1 MiB message in 64 KiB frames, its rest read by the scatter path",
+		plain, 1, NULL);
 	static const struct expect e1[] = {
 		{.id = 41, .src = 0x40009, .total = 500},
 		{.id = 51, .src = 0x40010, .total = BIG}};
-	big_case("... with another source's small message after its first frame",
-		 e1, 2, odd_other_small);
+	big_case(
+		"... with another source's small message after its first frame",
+		e1, 2, odd_other_small);
 	static const struct expect e2[] = {
 		{.id = 42, .src = 0x4000a, .total = 0},
 		{.id = 52, .src = 0x40010, .total = BIG}};
@@ -452,20 +481,24 @@ static void test_scatter(void)
 		{.id = 53, .src = 0x40010, .total = BIG}};
 	big_case("... with another source's large message there", e3, 2,
 		 odd_other_big);
-	static const struct expect e4[] = {{.id = 54, .src = 0x40010, .total = BIG}};
+	static const struct expect e4[] = {
+		{.id = 54, .src = 0x40010, .total = BIG}};
 	big_case("... with a frame of its own shorter than the others", e4, 1,
 		 odd_short_frame);
-	static const struct expect e5[] = {{.id = 55, .src = 0x40010, .total = BIG}};
+	static const struct expect e5[] = {
+		{.id = 55, .src = 0x40010, .total = BIG}};
 	big_case("... with an empty frame of its own", e5, 1, odd_empty_frame);
 
 	/* default fragment size: hundreds of frames per read */
-	static const struct expect f[] = {{.id = 56, .src = 0x40011, .total = BIG + 12345}};
+	static const struct expect f[] = {
+		{.id = 56, .src = 0x40011, .total = BIG + 12345}};
 	struct lp_conn *c = open_conn(f, 1);
 	struct stream s = {0};
 	s_msg(&s, &f[0], 4080);
 	feed(s.p, WIRE_HDR_SIZE + 10, 0);
 	feed(s.p + WIRE_HDR_SIZE + 10, s.len - WIRE_HDR_SIZE - 10, 0);
-	ok(all_right() && !R.closed, "a 1 MiB message in 4080-byte frames (258 frames)");
+	ok(all_right() && !R.closed,
+	   "a 1 MiB message in 4080-byte frames (258 frames)");
 	shut(c);
 
 	/* a header cut by the end of a scatter read */
@@ -474,13 +507,14 @@ static void test_scatter(void)
 	size_t cut = 2 * (WIRE_HDR_SIZE + 4080) + 17;
 	feed(s.p + WIRE_HDR_SIZE + 10, cut - WIRE_HDR_SIZE - 10, 0);
 	feed(s.p + cut, s.len - cut, 0);
-	ok(all_right() && !R.closed, "... with a read that ends 17 bytes into a header");
+	ok(all_right() && !R.closed,
+	   "... with a read that ends 17 bytes into a header");
 	shut(c);
 	free(s.p);
 
 	/* a large control frame: read in place */
-	static const struct expect g[] = {{.id = 57, .src = 0x80040000, .ctrl = 1,
-					   .total = 3u << 20}};
+	static const struct expect g[] = {
+		{.id = 57, .src = 0x80040000, .ctrl = 1, .total = 3u << 20}};
 	c = open_conn(g, 1);
 	memset(&s, 0, sizeof s);
 	s_msg(&s, &g[0], 3u << 20);
@@ -502,7 +536,8 @@ static int refused(void (*bad)(struct stream *s), int mid_big)
 	static const struct expect good[] = {
 		{.id = 60, .src = 0x40020, .total = 200},
 		{.id = 61, .src = 0x40020, .total = 200}};
-	static const struct expect big = {.id = 62, .src = 0x40021, .total = BIG};
+	static const struct expect big = {
+		.id = 62, .src = 0x40021, .total = BIG};
 	struct lp_conn *c = open_conn(good, 1);
 	struct stream s = {0};
 	size_t prime = 0;
@@ -572,7 +607,9 @@ static void bad_frag_len(struct stream *s)
 {
 	struct wire_hdr h = {.len = WIRE_MAX_FRAG + 1,
 			     .flags = WIRE_F_FIRST | WIRE_F_LAST,
-			     .dst = ME, .src = 0x40034, .total = WIRE_MAX_FRAG + 1};
+			     .dst = ME,
+			     .src = 0x40034,
+			     .total = WIRE_MAX_FRAG + 1};
 	uint8_t hb[WIRE_HDR_SIZE];
 	wire_hdr_encode(&h, hb);
 	s_put(s, hb, sizeof hb); /* refused before any payload is read */
@@ -608,24 +645,34 @@ static void test_refused(void)
 		int mid_big;
 		const char *what;
 	} cases[] = {
-		{bad_continuation, 0, "a continuation frame with no message in progress"},
+		{bad_continuation, 0,
+		 "a continuation frame with no message in progress"},
 		{bad_last_alone, 0, "a LAST frame with no message in progress"},
-		{bad_two_firsts, 0, "a FIRST frame while that source has a message in progress"},
-		{bad_ctrl_mid_message, 0, "a control frame while its source has a message in progress"},
-		{bad_too_long, 0, "a frame longer than what its message has left"},
+		{bad_two_firsts, 0,
+		 "a FIRST frame while that source has a message in progress"},
+		{bad_ctrl_mid_message, 0,
+		 "a control frame while its source has a message in progress"},
+		{bad_too_long, 0,
+		 "a frame longer than what its message has left"},
 		{bad_last_short, 0, "a LAST frame before the announced total"},
-		{bad_total_lt_len, 0, "a first frame whose total is below its length"},
-		{bad_single_total, 0, "a single frame whose total differs from its length"},
+		{bad_total_lt_len, 0,
+		 "a first frame whose total is below its length"},
+		{bad_single_total, 0,
+		 "a single frame whose total differs from its length"},
 		{bad_flag, 0, "an unknown flag"},
 		{bad_frag_len, 0, "a frame over WIRE_MAX_FRAG"},
 		{bad_enc, 0, "an unknown encoding"},
 		{bad_huge_total, 0, "a total of 2^63 bytes"},
 		{bad_ctrl_not_single, 0, "a control frame without LAST"},
-		{bad_continuation, 1, "a stray continuation read by the scatter path"},
-		{bad_two_firsts, 1, "two FIRST frames of another source read by the scatter path"},
-		{bad_big_overrun, 1, "a frame overrunning the large message, read by the scatter path"},
+		{bad_continuation, 1,
+		 "a stray continuation read by the scatter path"},
+		{bad_two_firsts, 1,
+		 "two FIRST frames of another source read by the scatter path"},
+		{bad_big_overrun, 1,
+		 "a frame overrunning the large message, read by the scatter path"},
 		{bad_enc, 1, "an unknown encoding read by the scatter path"},
-		{bad_big_early_last, 1, "a LAST frame before the total, read by the scatter path"},
+		{bad_big_early_last, 1,
+		 "a LAST frame before the total, read by the scatter path"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		ok(refused(cases[i].fn, cases[i].mid_big),
@@ -649,7 +696,8 @@ static int peer_leaves(void)
 static void test_peer_closes(void)
 {
 	static const struct expect none[1];
-	static const struct expect a = {.id = 70, .src = 0x40040, .total = 10000};
+	static const struct expect a = {
+		.id = 70, .src = 0x40040, .total = 10000};
 	static const struct expect b = {.id = 71, .src = 0x40041, .total = BIG};
 	struct stream s = {0};
 
@@ -677,8 +725,8 @@ static void test_peer_closes(void)
 	   live);
 	shut(c);
 
-	static const struct expect g = {.id = 72, .src = 0x80040000, .ctrl = 1,
-					.total = 2u << 20};
+	static const struct expect g = {
+		.id = 72, .src = 0x80040000, .ctrl = 1, .total = 2u << 20};
 	c = open_conn(none, 0);
 	s.len = 0;
 	s_msg(&s, &g, 2u << 20);
@@ -724,7 +772,8 @@ static void test_hook_ends(void)
 		{.id = 41, .src = 0x40009, .total = 500},
 		{.id = 42, .src = 0x4000a, .total = 0},
 		{.id = 83, .src = 0x40010, .total = BIG}};
-	static const struct expect f[] = {{.id = 84, .src = 0x40010, .total = 200000}};
+	static const struct expect f[] = {
+		{.id = 84, .src = 0x40010, .total = 200000}};
 	for (int k = 0; k < 3; k++) {
 		const struct expect *big = k < 2 ? &e[2] : &f[0];
 		c = open_conn(k < 2 ? &e[k] : f, 1);
@@ -734,10 +783,12 @@ static void test_hook_ends(void)
 			R.fail_at = 1;
 		memset(&s, 0, sizeof s);
 		s_frame(&s, big, WIRE_F_FIRST, 0, BFRAG);
-		size_t prime = k < 2 ? WIRE_HDR_SIZE + 100 : s.len + WIRE_HDR_SIZE + 100;
+		size_t prime = k < 2 ? WIRE_HDR_SIZE + 100
+				     : s.len + WIRE_HDR_SIZE + 100;
 		if (k < 2)
 			s_msg(&s, &e[k], 4080);
-		s_frame(&s, big, WIRE_F_LAST, BFRAG, (uint32_t)(big->total - BFRAG));
+		s_frame(&s, big, WIRE_F_LAST, BFRAG,
+			(uint32_t)(big->total - BFRAG));
 		if (k < 2)
 			s_msg(&s, &e[1 - k], 4080); /* never read */
 		feed(s.p, prime, 0);
@@ -746,8 +797,9 @@ static void test_hook_ends(void)
 			"a hook closing the connection on a small message met by the scatter path: the large one in progress is freed",
 			"... on an empty message met there",
 			"a hook failing on a large message completed by the scatter path: closed, nothing left"};
-		ok(R.got == 1 && R.closed == 1 && !R.bad && R.live_at_close == 0 &&
-		   !R.asms_left, "%s", what[k]);
+		ok(R.got == 1 && R.closed == 1 && !R.bad &&
+			   R.live_at_close == 0 && !R.asms_left,
+		   "%s", what[k]);
 		shut(c);
 		free(s.p);
 	}
@@ -760,14 +812,14 @@ static void test_hook_ends(void)
 
 static void test_random(void)
 {
-	static struct expect exp[NMSG];  /* in the order they complete */
+	static struct expect exp[NMSG];	 /* in the order they complete */
 	static struct expect msgs[NMSG]; /* in the order they are made */
 	struct src {
 		int32_t tid;
-		int cur;        /* message in progress (-1: none) */
-		uint64_t off;   /* bytes of it written */
+		int cur;      /* message in progress (-1: none) */
+		uint64_t off; /* bytes of it written */
 		uint32_t frag;
-		int irregular;  /* frames of random lengths up to frag */
+		int irregular; /* frames of random lengths up to frag */
 	} src[NSRC + 1];
 	for (int i = 0; i <= NSRC; i++) {
 		src[i].tid = i == NSRC ? (int32_t)0x80040000 : 0x40100 + i;
@@ -787,11 +839,13 @@ static void test_random(void)
 			e->src = x->tid;
 			e->ctrl = k == NSRC; /* the pvmd's: control messages */
 			uint32_t r = rnd() % 100;
-			e->total = r < 40 ? rnd() % 64 : r < 75 ? rnd() % 5000 :
-				   r < 95 ? rnd() % 70000 : 65536 + rnd() % 400000;
+			e->total = r < 40   ? rnd() % 64
+				   : r < 75 ? rnd() % 5000
+				   : r < 95 ? rnd() % 70000
+					    : 65536 + rnd() % 400000;
 			e->enc = e->ctrl ? 0 : (uint16_t)(rnd() % 3);
-			static const uint32_t frags[] = {1, 7, 100, 4080, 4080,
-							 65536, 1u << 20};
+			static const uint32_t frags[] = {
+				1, 7, 100, 4080, 4080, 65536, 1u << 20};
 			x->frag = e->ctrl ? (uint32_t)e->total + 1
 					  : frags[rnd() % 7];
 			if (x->frag < e->total / 500)
@@ -809,7 +863,8 @@ static void test_random(void)
 		if (x->irregular && rnd() % 8 == 0)
 			len = 0;
 		uint16_t fl = (uint16_t)((x->off == 0 ? WIRE_F_FIRST : 0) |
-					 (x->off + len == e->total ? WIRE_F_LAST : 0));
+					 (x->off + len == e->total ? WIRE_F_LAST
+								   : 0));
 		s_frame(&s, e, fl, x->off, len);
 		x->off += len;
 		if (fl & WIRE_F_LAST) {
@@ -822,8 +877,9 @@ static void test_random(void)
 	size_t pos = 0;
 	while (pos < s.len && !R.closed) {
 		uint32_t r = rnd() % 10;
-		size_t piece = r < 2 ? 1 + rnd() % 50 : r < 5 ? 1 + rnd() % 5000
-							 : 1 + rnd() % 300000;
+		size_t piece = r < 2   ? 1 + rnd() % 50
+			       : r < 5 ? 1 + rnd() % 5000
+				       : 1 + rnd() % 300000;
 		if (piece > s.len - pos)
 			piece = s.len - pos;
 		feed(s.p + pos, piece, 0);
@@ -864,31 +920,41 @@ static void test_conn_send(void)
 		e->src = 0x40200 + i % 3;
 		e->ctrl = i % 7 == 0;
 		uint32_t x = rnd() % 100;
-		e->total = x < 50 ? rnd() % 3000 : x < 90 ? rnd() % 200000
-							 : rnd() % maxlen;
+		e->total = x < 50   ? rnd() % 3000
+			   : x < 90 ? rnd() % 200000
+				    : rnd() % maxlen;
 		e->enc = e->ctrl ? 0 : PvmDataRaw;
 		for (uint64_t k = 0; k < e->total; k++)
 			body[k] = pat(e->id, k);
 		/* the body in up to three segments */
 		struct lp_seg seg[3];
 		uint64_t c1 = e->total ? rnd() % (e->total + 1) : 0;
-		uint64_t c2 = c1 + (e->total - c1 ? rnd() % (e->total - c1 + 1) : 0);
+		uint64_t c2 =
+			c1 + (e->total - c1 ? rnd() % (e->total - c1 + 1) : 0);
 		seg[0] = (struct lp_seg){body, (size_t)c1};
 		seg[1] = (struct lp_seg){body + c1, (size_t)(c2 - c1)};
 		seg[2] = (struct lp_seg){body + c2, (size_t)(e->total - c2)};
 		static const uint32_t frags[] = {4080, 65536, 1000, 1u << 20};
 		struct lp_omsg m = {
-			.h = {.enc = e->enc, .dst = ME, .src = e->src,
-			      .tag = (int32_t)e->id, .ctx = (int32_t)(e->id ^ 0x1234),
-			      .seq = e->id + 1, .wid = e->id * 3},
-			.seg = seg, .nseg = 3, .total = e->total,
-			.frag = e->ctrl ? (uint32_t)e->total + 1 : frags[rnd() % 4],
+			.h = {.enc = e->enc,
+			      .dst = ME,
+			      .src = e->src,
+			      .tag = (int32_t)e->id,
+			      .ctx = (int32_t)(e->id ^ 0x1234),
+			      .seq = e->id + 1,
+			      .wid = e->id * 3},
+			.seg = seg,
+			.nseg = 3,
+			.total = e->total,
+			.frag = e->ctrl ? (uint32_t)e->total + 1
+					: frags[rnd() % 4],
 			.ctrl = e->ctrl,
 		};
 		bad += lp_conn_send(w, &m) != 0;
 		sent++;
 		bytes += e->total;
-		memset(body, 0xee, (size_t)e->total); /* the caller's memory is free */
+		memset(body, 0xee,
+		       (size_t)e->total); /* the caller's memory is free */
 		lp_progress(&zero);
 	}
 	while (lp_conn_pending(w) && !R.closed)

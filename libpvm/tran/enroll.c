@@ -53,7 +53,8 @@ void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
 		free(data);
 		return;
 	}
-	if (want.wid && !want.done && h->tag == want.code && h->wid == want.wid) {
+	if (want.wid && !want.done && h->tag == want.code &&
+	    h->wid == want.wid) {
 		want.data = data;
 		want.len = len;
 		want.done = 1;
@@ -78,8 +79,13 @@ static int ctl_write(int code, uint32_t wid, const struct wire_wr *req)
 			     .len = req ? req->len : 0};
 	struct lp_omsg m = {
 		.h = {.dst = lp.hosttid ? lp.hosttid : wire_host_tid(1),
-		      .src = lp.mytid, .tag = code, .wid = wid},
-		.seg = &seg, .nseg = 1, .total = seg.len, .frag = WIRE_MAX_CTRL,
+		      .src = lp.mytid,
+		      .tag = code,
+		      .wid = wid},
+		.seg = &seg,
+		.nseg = 1,
+		.total = seg.len,
+		.frag = WIRE_MAX_CTRL,
 		.ctrl = 1,
 	};
 	return lp_conn_send(c, &m);

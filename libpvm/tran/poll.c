@@ -62,7 +62,8 @@ static int poll_fds(const struct timespec *timeout)
 		if (!np)
 			return -1;
 		pfd = np;
-		struct lp_pollable **nw = realloc(who, sizeof *nw * (size_t)ncap);
+		struct lp_pollable **nw =
+			realloc(who, sizeof *nw * (size_t)ncap);
 		if (!nw)
 			return -1;
 		who = nw;
@@ -108,11 +109,11 @@ static int poll_fds(const struct timespec *timeout)
  * want to run than there are cores, and a spinning waiter only delays the
  * tasks it waits for (with 1536 tasks waiting on 2 cores, spinning made
  * their release 6 times slower). */
-#define SOCK_NS 20000
-#define YIELD_NS 50000
+#define SOCK_NS	    20000
+#define YIELD_NS    50000
 #define CLOCK_EVERY 64
 #define SPIN_MAX_NS 2000000
-#define BUSY_NS 200000
+#define BUSY_NS	    200000
 
 int lp_poll_type = PvmPollSleep;
 int lp_poll_time = 20000; /* probes before sleeping */

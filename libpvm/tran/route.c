@@ -96,7 +96,8 @@ struct lp_peer *lp_peer_get(int tid)
 void lp_peer_reset(void)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p =
+			peers.slots[i].key ? peers.slots[i].val : NULL;
 		if (!p)
 			continue;
 		while (p->held) {
@@ -140,7 +141,8 @@ static void check_names(const char *list)
 			known = strlen(table[i]->name) == len &&
 				!strncmp(p, table[i]->name, len);
 		if (!known)
-			fprintf(stderr, "libpvm: PVM_TRAN: no transport named "
+			fprintf(stderr,
+				"libpvm: PVM_TRAN: no transport named "
 				"\"%.*s\" (known: shm, direct, pvmd)\n",
 				(int)len, p);
 		p += len;
@@ -166,7 +168,8 @@ static void configure_routes(void)
 	memcpy(sorted, table, sizeof sorted);
 	for (int i = 1; i < NTRANS; i++)
 		for (int j = i; j > 0 && sorted[j]->exclusivity >
-					     sorted[j - 1]->exclusivity; j--) {
+						 sorted[j - 1]->exclusivity;
+		     j--) {
 			const struct lp_tran *t = sorted[j];
 			sorted[j] = sorted[j - 1];
 			sorted[j - 1] = t;
@@ -341,7 +344,8 @@ int lp_route_send_last(const struct lp_omsg *m)
 void lp_route_ep_lost(void *ep)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p =
+			peers.slots[i].key ? peers.slots[i].val : NULL;
 		if (p && p->ep == ep && p->tran)
 			forget(p);
 	}
@@ -351,7 +355,8 @@ void lp_route_ep_lost(void *ep)
 int lp_route_pending(void)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p = peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p =
+			peers.slots[i].key ? peers.slots[i].val : NULL;
 		if (p && p->tran && p->ep && p->tran->pending(p->ep))
 			return 1;
 	}

@@ -33,7 +33,7 @@ struct lp_posted {
 struct lp_tran {
 	const char *name; /* as PVM_TRAN names it */
 	int exclusivity;  /* higher is preferred (route.c sorts by it) */
-	int always;       /* the route of last resort: reaches every task and
+	int always;	  /* the route of last resort: reaches every task and
 			   * pvmd, never fails over, cannot be excluded */
 
 	/* ---- life cycle ---- */
@@ -128,13 +128,13 @@ struct lp_peer {
 	struct lp_peer *next; /* hash chain */
 	int tid;
 	/* as sender: */
-	uint32_t sseq;               /* last seq sent to this peer */
-	const struct lp_tran *tran;  /* chosen transport, NULL = not chosen */
-	void *ep;                    /* its endpoint */
-	int rank;                    /* tran's place in route.c's table */
+	uint32_t sseq;		    /* last seq sent to this peer */
+	const struct lp_tran *tran; /* chosen transport, NULL = not chosen */
+	void *ep;		    /* its endpoint */
+	int rank;		    /* tran's place in route.c's table */
 	/* as receiver: */
-	uint32_t rseq;               /* last seq delivered from this peer */
-	struct lp_buf *held;         /* early messages, sorted by seq */
+	uint32_t rseq;	     /* last seq delivered from this peer */
+	struct lp_buf *held; /* early messages, sorted by seq */
 };
 
 /* Whether `tid` is another task of this host (a task tid, our host part,
@@ -221,18 +221,19 @@ int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq);
  */
 struct lp_precv_target {
 	int active, done;
-	int copy;          /* buf is a pvm_precv's: a transport may fill it */
-	int hit;           /* a matching message joined the queue */
+	int copy;	   /* buf is a pvm_precv's: a transport may fill it */
+	int hit;	   /* a matching message joined the queue */
 	int tid, tag, ctx; /* the filter (-1: any) */
 	void *buf;
 	size_t room;
-	int src, rtag;     /* result */
+	int src, rtag; /* result */
 	size_t len;
 };
 extern struct lp_precv_target lp_ptarget;
 static inline int lp_precv_fits(int src, int tag, int ctx)
 {
-	return lp_ptarget.active && (lp_ptarget.tid == -1 || lp_ptarget.tid == src) &&
+	return lp_ptarget.active &&
+	       (lp_ptarget.tid == -1 || lp_ptarget.tid == src) &&
 	       (lp_ptarget.tag == -1 || lp_ptarget.tag == tag) &&
 	       lp_ptarget.ctx == ctx;
 }

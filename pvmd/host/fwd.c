@@ -36,8 +36,10 @@ void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
 			conn_reply(d, t->conn, req, payload);
 		return;
 	}
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY, .dst = tid,
-			      .src = d->hosttid, .tag = req->tag,
+	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
+			      .dst = tid,
+			      .src = d->hosttid,
+			      .tag = req->tag,
 			      .wid = req->wid};
 	host_send_ctrl(d, host_no_of_tid(tid), &hh, payload);
 }
@@ -68,9 +70,9 @@ struct pend {
 	struct pend *next;
 	uint32_t wid;
 	enum pend_kind kind;
-	int req_tid;            /* who asked (P_TASKS, P_SPAWN) */
-	struct wire_hdr req;    /* its request: code and wid */
-	int nwait;              /* hosts still to answer */
+	int req_tid;			     /* who asked (P_TASKS, P_SPAWN) */
+	struct wire_hdr req;		     /* its request: code and wid */
+	int nwait;			     /* hosts still to answer */
 	unsigned char waiting[HOST_MAX + 1]; /* which */
 	/* P_TASKS */
 	struct task_ent *ents;
@@ -208,8 +210,8 @@ static void tasks_take(struct pend *p, const uint8_t *payload, size_t len)
 static void tasks_local(struct pvmd *d, struct pend *p)
 {
 	for (size_t i = 0; i < d->tasks.cap; i++) {
-		struct task *t = d->tasks.slots[i].key ? d->tasks.slots[i].val
-						       : NULL;
+		struct task *t =
+			d->tasks.slots[i].key ? d->tasks.slots[i].val : NULL;
 		if (!t)
 			continue;
 		int ptid = (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet
@@ -236,8 +238,8 @@ static int fwd_tasks_all(struct pvmd *d, int src, const struct wire_hdr *h)
 			continue;
 		w.len = 0;
 		wire_wr_i32(&w, wire_host_tid(i));
-		struct wire_hdr hh = {.src = d->hosttid, .tag = WIRE_TM_TASKS,
-				      .wid = p->wid};
+		struct wire_hdr hh = {
+			.src = d->hosttid, .tag = WIRE_TM_TASKS, .wid = p->wid};
 		if (pend_wait(p, i) == 0 && !host_send_ctrl(d, i, &hh, &w))
 			pend_done(p, i);
 	}
@@ -282,8 +284,8 @@ static void spawn_take(struct pend *p, int no, const uint8_t *payload,
 
 /* Whether host o is in the set the spawn's flags and host part select
  * (man 3 pvm_spawn). */
-static int spawn_selects(const struct pvmd *d, const struct host *o,
-			 int flags, const char *host)
+static int spawn_selects(const struct pvmd *d, const struct host *o, int flags,
+			 const char *host)
 {
 	int in;
 	if (flags & PvmTaskHost)
@@ -359,13 +361,16 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		struct host *o = host_get(no);
 		struct spawn_req sub = q;
 		char where[600];
-		snprintf(where, sizeof where, "%s%s", o->name, colon ? colon : "");
+		snprintf(where, sizeof where, "%s%s", o->name,
+			 colon ? colon : "");
 		sub.where = where;
 		sub.count = k;
-		sub.flags = (q.flags & ~(PvmTaskArch | PvmHostCompl)) | PvmTaskHost;
+		sub.flags =
+			(q.flags & ~(PvmTaskArch | PvmHostCompl)) | PvmTaskHost;
 		if (wire_host_tid(no) == d->hosttid) {
 			int *tids = malloc((size_t)k * sizeof *tids);
-			int st = tids ? spawn_tasks(d, src, &sub, tids) : PvmNoMem;
+			int st = tids ? spawn_tasks(d, src, &sub, tids)
+				      : PvmNoMem;
 			for (int i = 0, j = 0; i < q.count; i++)
 				if (p->slots[i] == no)
 					p->tids[i] = st < 0 ? st : tids[j++];
@@ -375,8 +380,8 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		struct wire_wr w;
 		wire_wr_init(&w);
 		spawn_encode(&w, &sub);
-		struct wire_hdr hh = {.src = src, .tag = WIRE_TM_SPAWN,
-				      .wid = p->wid};
+		struct wire_hdr hh = {
+			.src = src, .tag = WIRE_TM_SPAWN, .wid = p->wid};
 		if (pend_wait(p, no) < 0 || !host_send_ctrl(d, no, &hh, &w)) {
 			pend_done(p, no);
 			spawn_take(p, no, NULL, 0, PvmSysErr);
@@ -400,8 +405,8 @@ void fwd_check_task(struct pvmd *d, int tid)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, tid);
-	struct wire_hdr hh = {.src = d->hosttid, .tag = WIRE_TM_PSTAT,
-			      .wid = p->wid};
+	struct wire_hdr hh = {
+		.src = d->hosttid, .tag = WIRE_TM_PSTAT, .wid = p->wid};
 	int no = host_no_of_tid(tid);
 	if (pend_wait(p, no) < 0 || !host_send_ctrl(d, no, &hh, &w)) {
 		notify_task_exit(d, tid);
@@ -441,15 +446,26 @@ int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return 0;
 	int src = ctl_src(c, h), no = 0;
 	switch (h->tag) {
-	case WIRE_TM_MBOX_PUT: case WIRE_TM_MBOX_GET: case WIRE_TM_MBOX_DEL:
-	case WIRE_TM_MBOX_LIST: case WIRE_TM_GS_JOIN: case WIRE_TM_GS_LEAVE:
-	case WIRE_TM_GS_INFO: case WIRE_TM_GS_BARRIER: case WIRE_TM_GS_FREEZE:
-	case WIRE_TM_GS_LIST: case WIRE_TM_ADDHOST: case WIRE_TM_DELHOST:
+	case WIRE_TM_MBOX_PUT:
+	case WIRE_TM_MBOX_GET:
+	case WIRE_TM_MBOX_DEL:
+	case WIRE_TM_MBOX_LIST:
+	case WIRE_TM_GS_JOIN:
+	case WIRE_TM_GS_LEAVE:
+	case WIRE_TM_GS_INFO:
+	case WIRE_TM_GS_BARRIER:
+	case WIRE_TM_GS_FREEZE:
+	case WIRE_TM_GS_LIST:
+	case WIRE_TM_ADDHOST:
+	case WIRE_TM_DELHOST:
 	case WIRE_TM_CONTEXT: /* contexts are unique in the whole machine */
 		no = 1;
 		break;
-	case WIRE_TM_KILL: case WIRE_TM_SIGNAL: case WIRE_TM_PSTAT:
-	case WIRE_TM_ROUTEADDR: case WIRE_TM_HOSTSYNC:
+	case WIRE_TM_KILL:
+	case WIRE_TM_SIGNAL:
+	case WIRE_TM_PSTAT:
+	case WIRE_TM_ROUTEADDR:
+	case WIRE_TM_HOSTSYNC:
 		no = host_no_of_tid(first_i32(h, payload));
 		break;
 	case WIRE_TM_TASKS: {

@@ -32,7 +32,6 @@
 
 struct hostlayer hl = {.tcp_fd = -1};
 
-
 /* ---- the table ---- */
 
 struct host *host_get(int hostno)
@@ -42,7 +41,8 @@ struct host *host_get(int hostno)
 
 int host_no_of_tid(int tid)
 {
-	return (int)(((unsigned)tid & WIRE_TID_HOST_MASK) >> WIRE_TID_HOST_SHIFT);
+	return (int)(((unsigned)tid & WIRE_TID_HOST_MASK) >>
+		     WIRE_TID_HOST_SHIFT);
 }
 
 struct host *host_of_tid(int tid)
@@ -106,7 +106,8 @@ int host_send(struct pvmd *d, struct host *h, struct fbuf *f)
 	if (h->link)
 		return conn_send(d, h->link, f) == 0;
 	if (fbuf_hold(&h->q, &h->nq, &h->capq, f) < 0) {
-		plog(PL_ERR, "out of memory: a frame for host %s lost", h->name);
+		plog(PL_ERR, "out of memory: a frame for host %s lost",
+		     h->name);
 		return 0;
 	}
 	if (!h->connecting && h->state == HOST_UP && *h->addr)
@@ -260,7 +261,8 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 		return -1;
 	for (int i = 1; i <= HOST_MAX; i++)
 		if (hl.hosts[i] && !seen[i] && wire_host_tid(i) != d->hosttid)
-			host_lost(d, hl.hosts[i], "deleted from the virtual machine");
+			host_lost(d, hl.hosts[i],
+				  "deleted from the virtual machine");
 	hl.nup = n;
 	return 0;
 }
@@ -332,8 +334,8 @@ int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			fwd_reply(d, h, f);
 			return 0;
 		}
-		if (h->dst != d->hosttid ||
-		    (h->src != wire_host_tid(peer) && host_no_of_tid(h->src) != peer)) {
+		if (h->dst != d->hosttid || (h->src != wire_host_tid(peer) &&
+					     host_no_of_tid(h->src) != peer)) {
 			*why = "request with a wrong src or dst";
 			return -1;
 		}
@@ -396,8 +398,8 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 	int no = h->no;
 	if (wire_host_tid(no) == d->hosttid)
 		return;
-	plog(strcmp(why, "deleted") ? PL_ERR : PL_INFO, "host %s (t%x) is gone: %s",
-	     h->name, wire_host_tid(no), why);
+	plog(strcmp(why, "deleted") ? PL_ERR : PL_INFO,
+	     "host %s (t%x) is gone: %s", h->name, wire_host_tid(no), why);
 	int was_up = h->state == HOST_UP;
 	hl.hosts[no] = NULL;
 	for (struct conn *c = d->conns, *next; c; c = next) {
@@ -461,7 +463,8 @@ void host_halt_all(struct pvmd *d)
 /* The first IPv4 address of our host name that is not a loopback one. */
 static void guess_ip(struct pvmd *d)
 {
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+	struct addrinfo hints = {.ai_family = AF_INET,
+				 .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL;
 	if (getaddrinfo(d->hostname, NULL, &hints, &res) != 0)
 		return;
@@ -500,7 +503,10 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		char *end;
 		long v = strtol(t, &end, 10);
 		if (*end || v < 200 || v > 3600000) {
-			snprintf(err, errlen, "bad PVM_HOST_TIMEOUT '%s' (milliseconds, 200..3600000)", t);
+			snprintf(
+				err, errlen,
+				"bad PVM_HOST_TIMEOUT '%s' (milliseconds, 200..3600000)",
+				t);
 			return -1;
 		}
 		hl.timeout_ms = (unsigned)v;

@@ -1,12 +1,13 @@
 /*
  * host.h - the other hosts of the virtual machine (docs/hosts.md).
  *
- * host.c keeps the host table and what links carry, link.c the TCP links
- * between pvmds (accept, connect, the secret handshake, heartbeats);
- * hoster/hoster.c starts
- * pvmds on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile); hoster/slave.c is
- * the startup of a pvmd started that way; fwd.c sends task requests to
- * the pvmd that handles them and routes the replies back.
+ * The host layer, all in pvmd/host/: host.c keeps the host table and
+ * what links carry, link.c the TCP links between pvmds (accept, connect,
+ * the handshake of proto/handshake.h, heartbeats); hoster.c starts pvmds
+ * on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile), hoster_task.c
+ * through a registered hoster task; slave.c is the startup of a pvmd
+ * started that way; fwd.c sends task requests to the pvmd that handles
+ * them and routes the replies back.
  */
 #ifndef PVMD_HOST_H
 #define PVMD_HOST_H
@@ -17,9 +18,9 @@
 #include "pvmd/host/hostfile.h"
 #include "pvmd/pvmd.h"
 
-#define HOST_MAX 4095           /* host numbers 1..HOST_MAX (12 bits) */
-#define HOST_PING_MS 500
-#define HOST_TIMEOUT_MS 4000    /* default; PVM_HOST_TIMEOUT */
+#define HOST_MAX	4095 /* host numbers 1..HOST_MAX (12 bits) */
+#define HOST_PING_MS	500
+#define HOST_TIMEOUT_MS 4000 /* default; PVM_HOST_TIMEOUT */
 
 struct conn;
 struct hostopt;
@@ -27,21 +28,21 @@ struct start;
 
 enum host_state {
 	HOST_FREE = 0,
-	HOST_STARTING,          /* master: its pvmd is being started */
-	HOST_UP,                /* in the table */
+	HOST_STARTING, /* master: its pvmd is being started */
+	HOST_UP,       /* in the table */
 };
 
 struct host {
-	int no;                 /* host number: tid = no << 18 */
+	int no; /* host number: tid = no << 18 */
 	enum host_state state;
 	char name[256];
 	char arch[32];
 	int speed;
 	int dsig;
-	char addr[80];          /* "ip:port" of its pvmd's TCP listener */
-	struct conn *link;      /* the link frames to it go on, or NULL */
+	char addr[80];		 /* "ip:port" of its pvmd's TCP listener */
+	struct conn *link;	 /* the link frames to it go on, or NULL */
 	struct conn *connecting; /* a link we are opening, not yet up */
-	struct fbuf **q;        /* frames waiting for a link */
+	struct fbuf **q;	 /* frames waiting for a link */
 	size_t nq, capq;
 	/* master, a start through a registered hoster: the one-time key of
 	 * the first link's handshake, and the wid of the SM_STHOST sent */
@@ -53,8 +54,8 @@ struct host {
 /* Per-pvmd state of the host layer (one instance, in host.c). */
 struct hostlayer {
 	struct host *hosts[HOST_MAX + 1]; /* by number; NULL: unused */
-	int nup;                /* hosts in HOST_UP, this one included */
-	int master;             /* this pvmd is the master */
+	int nup;    /* hosts in HOST_UP, this one included */
+	int master; /* this pvmd is the master */
 	uint8_t secret[AUTH_SECRET_LEN];
 	int have_secret;
 	/* a slave started through a hoster: the ticket until the master's
@@ -67,17 +68,17 @@ struct hostlayer {
 	int have_commit;
 	unsigned ticket_life_ms; /* it stops when no master came by then */
 	uint64_t ticket_deadline;
-	int tcp_fd;             /* listening TCP socket */
+	int tcp_fd; /* listening TCP socket */
 	int port;
-	unsigned timeout_ms;    /* a silent link is dead after this */
+	unsigned timeout_ms; /* a silent link is dead after this */
 	struct ev_timer ping;
-	int spawn_rr;           /* round-robin position of default spawns */
+	int spawn_rr; /* round-robin position of default spawns */
 
 	/* hoster.c (master): starts in progress, the startup hostfile */
 	struct start *starts;
-	int foreground;          /* pvmd -f: stdin and stdout are the user's */
+	int foreground;		  /* pvmd -f: stdin and stdout are the user's */
 	struct start *manual_now; /* the manual start holding the terminal */
-	struct hostfile hf;      /* the startup hostfile's entries */
+	struct hostfile hf;	  /* the startup hostfile's entries */
 	int have_hf;
 	/* hoster_task.c (master): the registered hoster, or 0 */
 	int hoster_tid;

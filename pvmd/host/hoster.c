@@ -50,24 +50,23 @@ struct start {
 	struct start *next;
 	struct host *h;
 	struct addreq *ar;
-	int idx;                /* its slot in ar->results */
-	pid_t pid;              /* the rsh command */
+	int idx;   /* its slot in ar->results */
+	pid_t pid; /* the rsh command */
 	int out_fd, err_fd;
 	struct ev_io out_io;
 	struct ev_timer timer;
 	char line[512];
 	size_t nline;
-	int connecting;         /* got "ok": the link is being opened */
-	int manual;             /* so=ms: the user starts it; the dialogue
-				 * is on our terminal (stdin, stdout) */
-	int waiting;            /* manual, behind another manual start */
-	struct hostopt o;       /* (manual: kept until its turn) */
-	int pw;                 /* so=pw: its password is asked on the
-				 * terminal (as a manual start), then ssh */
-	int asking;             /* pw: the prompt is up (password.c) */
-	char pwfile[600];       /* pw: the password's file while ssh logs in */
+	int connecting;	  /* got "ok": the link is being opened */
+	int manual;	  /* so=ms: the user starts it; the dialogue
+			   * is on our terminal (stdin, stdout) */
+	int waiting;	  /* manual, behind another manual start */
+	struct hostopt o; /* (manual: kept until its turn) */
+	int pw;		  /* so=pw: its password is asked on the
+			   * terminal (as a manual start), then ssh */
+	int asking;	  /* pw: the prompt is up (password.c) */
+	char pwfile[600]; /* pw: the password's file while ssh logs in */
 };
-
 
 void hoster_set_foreground(int on)
 {
@@ -115,7 +114,8 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 		int ok = 0;
 		for (int i = 0; i < ar->n; i++)
 			ok += ar->results[i] > 0;
-		ctl_reply_list(d, ar->req_tid, &ar->req, ok, ar->n, ar->results);
+		ctl_reply_list(d, ar->req_tid, &ar->req, ok, ar->n,
+			       ar->results);
 	} else {
 		pvmd_started(); /* the startup hostfile is done */
 	}
@@ -238,17 +238,18 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 	struct host *h = s->h;
 	pw_file_remove(s->pwfile); /* so=pw: ssh has logged in */
 	if (!strncmp(line, "error ", 6)) {
-		int code = strstr(line, "version") ? PvmBadVersion
-		       : strstr(line, "already running") ? PvmDupHost
-							  : PvmCantStart;
+		int code = strstr(line, "version")	     ? PvmBadVersion
+			   : strstr(line, "already running") ? PvmDupHost
+							     : PvmCantStart;
 		start_fail(d, s, code, line + 6);
 		return;
 	}
 	char addr[80], arch[32], client[64] = "";
 	int dsig;
-	if (strncmp(line, "ok ", 3) ||
-	    sscanf(line + 3, "%79s %31s %d %63s", addr, arch, &dsig, client) < 3) {
-		start_fail(d, s, PvmCantStart, "unexpected answer (not our pvmd?)");
+	if (strncmp(line, "ok ", 3) || sscanf(line + 3, "%79s %31s %d %63s",
+					      addr, arch, &dsig, client) < 3) {
+		start_fail(d, s, PvmCantStart,
+			   "unexpected answer (not our pvmd?)");
 		return;
 	}
 	snprintf(h->addr, sizeof h->addr, "%s", addr);
@@ -283,8 +284,9 @@ static void out_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0) {
-			start_fail(d, s, PvmCantStart,
-				   "the remote command ended without starting a pvmd");
+			start_fail(
+				d, s, PvmCantStart,
+				"the remote command ended without starting a pvmd");
 			return;
 		}
 		s->nline += (size_t)n;
@@ -342,8 +344,8 @@ static void manual_begin(struct pvmd *d, struct start *s)
 	fflush(stdout);
 	explicit_bzero(lines, sizeof lines);
 	s->out_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
-	if (s->out_fd < 0 ||
-	    ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0) {
+	if (s->out_fd < 0 || ev_io_start(d->loop, &s->out_io, s->out_fd,
+					 EPOLLIN, out_cb, s) < 0) {
 		char why[120];
 		snprintf(why, sizeof why, "cannot read the terminal: %s",
 			 strerror(errno));
@@ -370,7 +372,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		 * whose password was typed before it registered keeps ours) */
 		int st = hoster_task_start(d, s->h, o);
 		if (st == 0)
-			ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
+			ev_timer_start(d->loop, &s->timer,
+				       hoster_start_timeout());
 		return st;
 	}
 	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
@@ -418,7 +421,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		if (*s->pwfile)
 			pw_ssh_env(s->pwfile); /* but so=pw's askpass can */
 		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(in[0]);
@@ -441,7 +445,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 	explicit_bzero(buf, sizeof buf);
 	close(in[1]);
 	if (w != n)
-		plog(PL_ERR, "host %s: could not write its startup lines", o->name);
+		plog(PL_ERR, "host %s: could not write its startup lines",
+		     o->name);
 
 	ev_timer_init(&s->timer, timeout_cb, d);
 	ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
@@ -460,7 +465,8 @@ static void pw_got(struct pvmd *d, void *arg, const char *pw, const char *why)
 	s->asking = 0;
 	hl.manual_now = NULL; /* the terminal is free for the next host */
 	s->manual = 0;
-	if (pw && pw_file_write(d, s->h->no, pw, s->pwfile, sizeof s->pwfile) < 0) {
+	if (pw &&
+	    pw_file_write(d, s->h->no, pw, s->pwfile, sizeof s->pwfile) < 0) {
 		snprintf(buf, sizeof buf, "cannot write the password file: %s",
 			 strerror(errno));
 		why = buf;
@@ -469,8 +475,10 @@ static void pw_got(struct pvmd *d, void *arg, const char *pw, const char *why)
 		st = run_rsh(d, s, &s->o);
 		why = "cannot run the remote shell command";
 		if (st == 0)
-			plog(PL_INFO, "starting a pvmd on %s (host %d) with a "
-			     "password", s->o.name, s->h->no);
+			plog(PL_INFO,
+			     "starting a pvmd on %s (host %d) with a "
+			     "password",
+			     s->o.name, s->h->no);
 	}
 	if (st < 0)
 		start_fail(d, s, st, why);
@@ -530,18 +538,23 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	 * in the reference */
 	int by_hoster = hoster_task_tid() != 0;
 	if (!strcmp(o->so, "ms") && !hl.foreground && !by_hoster) {
-		plog(PL_ERR, "host %s: manual startup (so=ms) needs the master "
+		plog(PL_ERR,
+		     "host %s: manual startup (so=ms) needs the master "
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
-		     "terminal", o->name);
+		     "terminal",
+		     o->name);
 		return PvmCantStart;
 	}
 	if (!strcmp(o->so, "pw") && !hl.foreground && !by_hoster) {
-		plog(PL_ERR, "host %s: so=pw needs the master pvmd in the "
+		plog(PL_ERR,
+		     "host %s: so=pw needs the master pvmd in the "
 		     "foreground (pvmd -f): the password is asked on its "
-		     "terminal", o->name);
+		     "terminal",
+		     o->name);
 		return PvmCantStart;
 	}
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+	struct addrinfo hints = {.ai_family = AF_INET,
+				 .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res = NULL;
 	if (getaddrinfo(*o->ip ? o->ip : o->name, NULL, &hints, &res) != 0) {
 		plog(PL_ERR, "cannot add host %s: no such host", o->name);
@@ -627,8 +640,10 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(ar);
 		if (bad)
 			return -1;
-		ctl_reply_status(d, c, h, !hl.master ? PvmNotImpl
-				 : n > ADDHOST_MAX ? PvmBadParam : PvmNoMem);
+		ctl_reply_status(d, c, h,
+				 !hl.master	   ? PvmNotImpl
+				 : n > ADDHOST_MAX ? PvmBadParam
+						   : PvmNoMem);
 		return 0;
 	}
 	ar->req_tid = ctl_src(c, h);
@@ -729,7 +744,8 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 	hl.have_hf = 1;
 	int n = 0;
 	for (int i = 0; i < hl.hf.n; i++)
-		n += !hl.hf.hosts[i].deferred && !spawn_is_our_host(d, hl.hf.hosts[i].name);
+		n += !hl.hf.hosts[i].deferred &&
+		     !spawn_is_our_host(d, hl.hf.hosts[i].name);
 	if (!n)
 		return 0;
 	struct addreq *ar = calloc(1, sizeof *ar);

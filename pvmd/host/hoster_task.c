@@ -29,7 +29,6 @@
 #include "pvmd/task.h"
 #include "pvmproto.h"
 
-
 int hoster_task_tid(void)
 {
 	return hl.hoster_tid;
@@ -53,7 +52,8 @@ int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		st = PvmAlready;
 	else if (on) {
 		hl.hoster_tid = t->tid;
-		plog(PL_INFO, "t%x is the hoster: it starts the pvmds of hosts added",
+		plog(PL_INFO,
+		     "t%x is the hoster: it starts the pvmds of hosts added",
 		     t->tid);
 	} else if (hl.hoster_tid == t->tid) {
 		hoster_task_exit(d, t->tid);
@@ -151,7 +151,8 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	wire_wr_xdr_str(&w, login);
 	wire_wr_xdr_str(&w, cmd);
 	explicit_bzero(cmd, sizeof cmd);
-	hl.hoster_last_wid = hl.hoster_last_wid >= 0x7fffffffu ? 1 : hl.hoster_last_wid + 1;
+	hl.hoster_last_wid =
+		hl.hoster_last_wid >= 0x7fffffffu ? 1 : hl.hoster_last_wid + 1;
 	h->hoster_wid = hl.hoster_last_wid;
 	struct wire_hdr hh = {
 		.flags = WIRE_F_FIRST | WIRE_F_LAST,
@@ -185,10 +186,14 @@ static int code_of(const char *name)
 		const char *name;
 		int code;
 	} codes[] = {
-		{"PvmCantStart", PvmCantStart}, {"PvmDSysErr", PvmDSysErr},
-		{"PvmDupHost", PvmDupHost},     {"PvmBadVersion", PvmBadVersion},
-		{"PvmNoHost", PvmNoHost},       {"PvmSysErr", PvmSysErr},
-		{"PvmOutOfRes", PvmOutOfRes},   {"PvmNoMem", PvmNoMem},
+		{"PvmCantStart", PvmCantStart},
+		{"PvmDSysErr", PvmDSysErr},
+		{"PvmDupHost", PvmDupHost},
+		{"PvmBadVersion", PvmBadVersion},
+		{"PvmNoHost", PvmNoHost},
+		{"PvmSysErr", PvmSysErr},
+		{"PvmOutOfRes", PvmOutOfRes},
+		{"PvmNoMem", PvmNoMem},
 	};
 	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
 		if (!strcmp(name, codes[i].name))
@@ -209,11 +214,13 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		     const uint8_t *payload)
 {
 	if (h->tag != SM_STHOSTACK || !hl.hoster_tid || tid != hl.hoster_tid) {
-		plog(PL_ERR, "t%x: message tag %d to the pvmd ignored", tid, h->tag);
+		plog(PL_ERR, "t%x: message tag %d to the pvmd ignored", tid,
+		     h->tag);
 		return;
 	}
 	if (h->enc != PvmDataDefault) {
-		plog(PL_ERR, "t%x: SM_STHOSTACK not in PvmDataDefault: ignored", tid);
+		plog(PL_ERR, "t%x: SM_STHOSTACK not in PvmDataDefault: ignored",
+		     tid);
 		return;
 	}
 	struct wire_rd r;
@@ -236,7 +243,8 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		}
 		struct host *o = pending_host(htid, h->wid);
 		if (!o) {
-			plog(PL_ERR, "t%x: SM_STHOSTACK for t%x (wid %u): no such start",
+			plog(PL_ERR,
+			     "t%x: SM_STHOSTACK for t%x (wid %u): no such start",
 			     tid, htid, h->wid);
 			continue;
 		}
@@ -246,7 +254,8 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 			hoster_answer(d, o, line);
 		} else {
 			char why[200];
-			snprintf(why, sizeof why, "the hoster says %.150s", line);
+			snprintf(why, sizeof why, "the hoster says %.150s",
+				 line);
 			hoster_fail(d, o, code_of(line), why);
 		}
 	}
@@ -257,8 +266,8 @@ void hoster_task_exit(struct pvmd *d, int tid)
 	if (!hl.hoster_tid || tid != hl.hoster_tid)
 		return;
 	hl.hoster_tid = 0;
-	plog(PL_INFO, "t%x is no longer the hoster: the pvmd starts hosts itself",
-	     tid);
+	plog(PL_INFO,
+	     "t%x is no longer the hoster: the pvmd starts hosts itself", tid);
 	for (int i = 2; i <= HOST_MAX; i++) {
 		struct host *h = hl.hosts[i];
 		if (h && h->state == HOST_STARTING && h->hoster_wid)

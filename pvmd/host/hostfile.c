@@ -57,13 +57,14 @@ static int set_sp(int *sp, const char *v, size_t n, char *err, size_t errlen)
 		buf[n] = '\0';
 		errno = 0;
 		x = strtol(buf, &end, 10);
-		if (buf[0] >= '0' && buf[0] <= '9' && *end == '\0' && errno == 0 &&
-		    x >= 1 && x <= 1000000) {
+		if (buf[0] >= '0' && buf[0] <= '9' && *end == '\0' &&
+		    errno == 0 && x >= 1 && x <= 1000000) {
 			*sp = (int)x;
 			return 0;
 		}
 	}
-	snprintf(err, errlen, "bad sp= value '%.*s' (an integer from 1 to 1000000)",
+	snprintf(err, errlen,
+		 "bad sp= value '%.*s' (an integer from 1 to 1000000)",
 		 (int)(n > 32 ? 32 : n), v);
 	return -1;
 }
@@ -76,12 +77,15 @@ static int set_option(struct hostopt *o, const char *f, size_t n, char *err,
 	const char *v;
 	size_t vn;
 
-	if (!eq && n == 2 && strstr("lo so dx ep wd sp bx ip id", (char[3]){f[0], f[1], 0})) {
-		snprintf(err, errlen, "option '%.2s' needs a value (%.2s=...)", f, f);
+	if (!eq && n == 2 &&
+	    strstr("lo so dx ep wd sp bx ip id", (char[3]){f[0], f[1], 0})) {
+		snprintf(err, errlen, "option '%.2s' needs a value (%.2s=...)",
+			 f, f);
 		return -1;
 	}
 	if (!eq || eq - f != 2) {
-		snprintf(err, errlen, "unknown option '%.*s'", (int)(n > 32 ? 32 : n), f);
+		snprintf(err, errlen, "unknown option '%.*s'",
+			 (int)(n > 32 ? 32 : n), f);
 		return -1;
 	}
 	v = eq + 1;
@@ -90,30 +94,40 @@ static int set_option(struct hostopt *o, const char *f, size_t n, char *err,
 	if (IS("lo") || IS("ip")) {
 		/* Both reach ssh's command line: no "-o..." smuggled in. */
 		if (vn > 0 && v[0] == '-') {
-			snprintf(err, errlen, "%.3s value may not begin with '-'", f);
+			snprintf(err, errlen,
+				 "%.3s value may not begin with '-'", f);
 			return -1;
 		}
-		return IS("lo") ? set_str(o->lo, sizeof o->lo, v, vn, "lo= value", err, errlen)
-				: set_str(o->ip, sizeof o->ip, v, vn, "ip= value", err, errlen);
+		return IS("lo") ? set_str(o->lo, sizeof o->lo, v, vn,
+					  "lo= value", err, errlen)
+				: set_str(o->ip, sizeof o->ip, v, vn,
+					  "ip= value", err, errlen);
 	}
 	if (IS("so")) {
-		if (!(vn == 0 || (vn == 2 && (!memcmp(v, "ms", 2) || !memcmp(v, "pw", 2))))) {
+		if (!(vn == 0 || (vn == 2 && (!memcmp(v, "ms", 2) ||
+					      !memcmp(v, "pw", 2))))) {
 			snprintf(err, errlen, "bad so= value '%.*s' (ms or pw)",
 				 (int)(vn > 32 ? 32 : vn), v);
 			return -1;
 		}
-		return set_str(o->so, sizeof o->so, v, vn, "so= value", err, errlen);
+		return set_str(o->so, sizeof o->so, v, vn, "so= value", err,
+			       errlen);
 	}
 	if (IS("dx"))
-		return set_str(o->dx, sizeof o->dx, v, vn, "dx= value", err, errlen);
+		return set_str(o->dx, sizeof o->dx, v, vn, "dx= value", err,
+			       errlen);
 	if (IS("ep"))
-		return set_str(o->ep, sizeof o->ep, v, vn, "ep= value", err, errlen);
+		return set_str(o->ep, sizeof o->ep, v, vn, "ep= value", err,
+			       errlen);
 	if (IS("wd"))
-		return set_str(o->wd, sizeof o->wd, v, vn, "wd= value", err, errlen);
+		return set_str(o->wd, sizeof o->wd, v, vn, "wd= value", err,
+			       errlen);
 	if (IS("bx"))
-		return set_str(o->bx, sizeof o->bx, v, vn, "bx= value", err, errlen);
+		return set_str(o->bx, sizeof o->bx, v, vn, "bx= value", err,
+			       errlen);
 	if (IS("id"))
-		return set_str(o->id, sizeof o->id, v, vn, "id= value", err, errlen);
+		return set_str(o->id, sizeof o->id, v, vn, "id= value", err,
+			       errlen);
 	if (IS("sp"))
 		return set_sp(&o->sp, v, vn, err, errlen);
 #undef IS
@@ -155,16 +169,20 @@ int hostopt_parse(const char *line, struct hostopt *dflt, struct hostopt *out,
 			return -1;
 		}
 		if (f[0] == '$') {
-			snprintf(err, errlen,
-				 "'$%.*s': overloading a host ('$' before its name) is not supported",
-				 (int)(n > 64 ? 64 : n - 1), f + 1);
+			snprintf(
+				err, errlen,
+				"'$%.*s': overloading a host ('$' before its name) is not supported",
+				(int)(n > 64 ? 64 : n - 1), f + 1);
 			return -1;
 		}
-		if (f[0] == '-' || f[0] == '*' || f[0] == '&' || f[0] == '#' || memchr(f, '=', n)) {
-			snprintf(err, errlen, "bad host name '%.*s'", (int)(n > 64 ? 64 : n), f);
+		if (f[0] == '-' || f[0] == '*' || f[0] == '&' || f[0] == '#' ||
+		    memchr(f, '=', n)) {
+			snprintf(err, errlen, "bad host name '%.*s'",
+				 (int)(n > 64 ? 64 : n), f);
 			return -1;
 		}
-		if (set_str(o.name, sizeof o.name, f, n, "host name", err, errlen) < 0)
+		if (set_str(o.name, sizeof o.name, f, n, "host name", err,
+			    errlen) < 0)
 			return -1;
 		o.deferred = deferred;
 	}
@@ -200,7 +218,8 @@ void hostfile_free(struct hostfile *hf)
 	hostopt_default(&hf->dflt);
 }
 
-int hostfile_load(const char *path, struct hostfile *hf, char *err, size_t errlen)
+int hostfile_load(const char *path, struct hostfile *hf, char *err,
+		  size_t errlen)
 {
 	struct hostfile h;
 	struct hostopt one;
@@ -224,7 +243,8 @@ int hostfile_load(const char *path, struct hostfile *hf, char *err, size_t errle
 		errno = 0;
 		if (getline(&line, &cap, fp) < 0) {
 			if (errno != 0 || ferror(fp)) {
-				snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+				snprintf(err, errlen, "%s: %s", path,
+					 strerror(errno ? errno : EIO));
 				goto out;
 			}
 			break;
@@ -238,15 +258,17 @@ int hostfile_load(const char *path, struct hostfile *hf, char *err, size_t errle
 		if (k == 0)
 			continue;
 		if (hostfile_find(&h, one.name)) {
-			snprintf(err, errlen, "%s:%zu: host %s is listed twice", path, lineno,
-				 one.name);
+			snprintf(err, errlen, "%s:%zu: host %s is listed twice",
+				 path, lineno, one.name);
 			goto out;
 		}
 		if (h.n == nalloc) {
 			int nn = nalloc ? 2 * nalloc : 16;
 			struct hostopt *p;
-			if (nn > INT_MAX / 2 || !(p = realloc(h.hosts, (size_t)nn * sizeof *p))) {
-				snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+			if (nn > INT_MAX / 2 ||
+			    !(p = realloc(h.hosts, (size_t)nn * sizeof *p))) {
+				snprintf(err, errlen, "%s:%zu: out of memory",
+					 path, lineno);
 				goto out;
 			}
 			h.hosts = p;

@@ -48,17 +48,18 @@
 #include <stddef.h>
 
 struct hostopt {
-	char name[256];   /* host name as written (no '&') */
-	char lo[64];      /* lo= login name; "" = same user */
-	char so[16];      /* so= : "" , "ms" (manual start) or "pw" (ask a password) */
-	char dx[512];     /* dx= pvmd path; "" = default */
-	char ep[1024];    /* ep= spawn path (colon-separated); "" = default */
-	char wd[512];     /* wd= working directory of spawned tasks; "" = default */
-	char bx[512];     /* bx= debugger; "" = default */
-	char ip[256];     /* ip= name or address to reach the host by; "" = name */
-	char id[256];     /* id= virtual machine id there; "" = ours */
-	int sp;           /* sp= relative speed, default 1000, 1..1000000 */
-	int deferred;     /* line began with '&': added only on request */
+	char name[256]; /* host name as written (no '&') */
+	char lo[64];	/* lo= login name; "" = same user */
+	char so[16];  /* so= : "" , "ms" (manual start) or "pw" (ask a password)
+		       */
+	char dx[512]; /* dx= pvmd path; "" = default */
+	char ep[1024]; /* ep= spawn path (colon-separated); "" = default */
+	char wd[512]; /* wd= working directory of spawned tasks; "" = default */
+	char bx[512]; /* bx= debugger; "" = default */
+	char ip[256]; /* ip= name or address to reach the host by; "" = name */
+	char id[256]; /* id= virtual machine id there; "" = ours */
+	int sp;	      /* sp= relative speed, default 1000, 1..1000000 */
+	int deferred; /* line began with '&': added only on request */
 };
 
 /* Every option at its default: empty strings, sp 1000, not deferred. */
@@ -84,10 +85,12 @@ struct hostfile {
 /* Loads a whole file; -1 with "path:line: message" (or "path: why" if it
  * cannot be read) in err.  A name listed twice is an error.  On error *hf
  * is left empty (nothing to free). */
-int hostfile_load(const char *path, struct hostfile *hf, char *err, size_t errlen);
+int hostfile_load(const char *path, struct hostfile *hf, char *err,
+		  size_t errlen);
 void hostfile_free(struct hostfile *hf);
 
 /* The host of that name in the file, or NULL. */
-const struct hostopt *hostfile_find(const struct hostfile *hf, const char *name);
+const struct hostopt *hostfile_find(const struct hostfile *hf,
+				    const char *name);
 
 #endif /* PVMD_HOSTFILE_H */

@@ -25,7 +25,8 @@ static int parse1(const char *line, struct hostopt *out)
 static int is_default(const struct hostopt *o)
 {
 	return !o->lo[0] && !o->so[0] && !o->dx[0] && !o->ep[0] && !o->wd[0] &&
-	       !o->bx[0] && !o->ip[0] && !o->id[0] && o->sp == 1000 && !o->deferred;
+	       !o->bx[0] && !o->ip[0] && !o->id[0] && o->sp == 1000 &&
+	       !o->deferred;
 }
 
 /* Expects line to be refused with a message containing want. */
@@ -33,7 +34,8 @@ static void refused(const char *line, const char *want)
 {
 	struct hostopt o;
 	int r = parse1(line, &o);
-	ok(r == -1 && strstr(err, want) != NULL, "refused: \"%s\" -> \"%s\"", line, err);
+	ok(r == -1 && strstr(err, want) != NULL, "refused: \"%s\" -> \"%s\"",
+	   line, err);
 }
 
 static void test_line(void)
@@ -42,28 +44,34 @@ static void test_line(void)
 	int r;
 
 	hostopt_default(&o);
-	ok(is_default(&o) && o.name[0] == '\0', "hostopt_default: empty strings, sp 1000");
+	ok(is_default(&o) && o.name[0] == '\0',
+	   "hostopt_default: empty strings, sp 1000");
 
 	ok(parse1("", &o) == 0, "an empty line is nothing");
 	ok(parse1(" \t \r\n", &o) == 0, "a blank line is nothing");
 	ok(parse1("# comment lo=x", &o) == 0, "a comment is nothing");
-	ok(parse1("   \t#indented comment", &o) == 0, "an indented comment is nothing");
+	ok(parse1("   \t#indented comment", &o) == 0,
+	   "an indented comment is nothing");
 	ok(parse1("#", &o) == 0, "a lone '#' is a comment");
 
 	r = parse1("thud", &o);
-	ok(r == 1 && strcmp(o.name, "thud") == 0 && is_default(&o), "a bare host name");
+	ok(r == 1 && strcmp(o.name, "thud") == 0 && is_default(&o),
+	   "a bare host name");
 	r = parse1("  thud.cs.example.org  \r\n", &o);
 	ok(r == 1 && strcmp(o.name, "thud.cs.example.org") == 0,
 	   "blanks around the name and CRLF are dropped");
 
-	r = parse1("sigi lo=guest so=pw dx=/usr/local/pvm3/lib/pvmd ep=bin/$PVM_ARCH:/opt/bin "
-		   "wd=/scratch sp=2500 bx=/usr/bin/gdbx ip=sigi-eth1 id=vm7", &o);
+	r = parse1(
+		"sigi lo=guest so=pw dx=/usr/local/pvm3/lib/pvmd ep=bin/$PVM_ARCH:/opt/bin "
+		"wd=/scratch sp=2500 bx=/usr/bin/gdbx ip=sigi-eth1 id=vm7",
+		&o);
 	ok(r == 1, "every option on one line");
 	ok(strcmp(o.name, "sigi") == 0, "  name");
 	ok(strcmp(o.lo, "guest") == 0, "  lo=");
 	ok(strcmp(o.so, "pw") == 0, "  so=pw");
 	ok(strcmp(o.dx, "/usr/local/pvm3/lib/pvmd") == 0, "  dx=");
-	ok(strcmp(o.ep, "bin/$PVM_ARCH:/opt/bin") == 0, "  ep= (colons, '$' kept as written)");
+	ok(strcmp(o.ep, "bin/$PVM_ARCH:/opt/bin") == 0,
+	   "  ep= (colons, '$' kept as written)");
 	ok(strcmp(o.wd, "/scratch") == 0, "  wd=");
 	ok(o.sp == 2500, "  sp=");
 	ok(strcmp(o.bx, "/usr/bin/gdbx") == 0, "  bx=");
@@ -75,34 +83,43 @@ static void test_line(void)
 	ok(parse1("h\tlo=a\t\tlo=b", &o) == 1 && strcmp(o.lo, "b") == 0,
 	   "tabs separate; an option given twice: the last wins");
 	ok(parse1("h sp=1", &o) == 1 && o.sp == 1, "sp=1 (lowest)");
-	ok(parse1("h sp=1000000", &o) == 1 && o.sp == 1000000, "sp=1000000 (highest)");
+	ok(parse1("h sp=1000000", &o) == 1 && o.sp == 1000000,
+	   "sp=1000000 (highest)");
 
-	r = parse1("& igor.firewall.com lo=guest2 so=ms ep=bob/pvm3/bin/$PVM_ARCH", &o);
+	r = parse1(
+		"& igor.firewall.com lo=guest2 so=ms ep=bob/pvm3/bin/$PVM_ARCH",
+		&o);
 	ok(r == 1 && o.deferred && strcmp(o.name, "igor.firewall.com") == 0 &&
-	   strcmp(o.lo, "guest2") == 0 && strcmp(o.so, "ms") == 0,
+		   strcmp(o.lo, "guest2") == 0 && strcmp(o.so, "ms") == 0,
 	   "'& name' is a deferred host with its options");
 	r = parse1("&igor", &o);
 	ok(r == 1 && o.deferred && strcmp(o.name, "igor") == 0, "'&name' too");
 	r = parse1("  &\tigor", &o);
-	ok(r == 1 && o.deferred && strcmp(o.name, "igor") == 0, "'&', a tab, the name");
+	ok(r == 1 && o.deferred && strcmp(o.name, "igor") == 0,
+	   "'&', a tab, the name");
 
 	/* '*' lines. */
 	hostopt_default(&d);
 	ok(hostopt_parse("* lo=afriend so=pw", &d, &o, err, sizeof err) == 0 &&
-	   strcmp(d.lo, "afriend") == 0 && strcmp(d.so, "pw") == 0 && d.name[0] == '\0',
+		   strcmp(d.lo, "afriend") == 0 && strcmp(d.so, "pw") == 0 &&
+		   d.name[0] == '\0',
 	   "a '*' line sets the defaults");
 	r = hostopt_parse("fred", &d, &o, err, sizeof err);
-	ok(r == 1 && strcmp(o.lo, "afriend") == 0 && strcmp(o.so, "pw") == 0 && o.sp == 1000,
+	ok(r == 1 && strcmp(o.lo, "afriend") == 0 && strcmp(o.so, "pw") == 0 &&
+		   o.sp == 1000,
 	   "a host takes the defaults");
 	r = hostopt_parse("fred lo=me sp=5", &d, &o, err, sizeof err);
-	ok(r == 1 && strcmp(o.lo, "me") == 0 && strcmp(o.so, "pw") == 0 && o.sp == 5,
+	ok(r == 1 && strcmp(o.lo, "me") == 0 && strcmp(o.so, "pw") == 0 &&
+		   o.sp == 5,
 	   "a host's own options override them");
 	r = hostopt_parse("fred lo= so=", &d, &o, err, sizeof err);
 	ok(r == 1 && o.lo[0] == '\0' && o.so[0] == '\0',
 	   "'opt=' with no value puts an option back to its default");
-	ok(strcmp(d.lo, "afriend") == 0, "a host line leaves the defaults alone");
+	ok(strcmp(d.lo, "afriend") == 0,
+	   "a host line leaves the defaults alone");
 	ok(hostopt_parse("*\tsp=20 wd=/w", &d, &o, err, sizeof err) == 0 &&
-	   d.sp == 20 && strcmp(d.wd, "/w") == 0 && strcmp(d.lo, "afriend") == 0,
+		   d.sp == 20 && strcmp(d.wd, "/w") == 0 &&
+		   strcmp(d.lo, "afriend") == 0,
 	   "a later '*' line changes only the options it names");
 	ok(hostopt_parse("*", &d, &o, err, sizeof err) == 0 && d.sp == 20,
 	   "a '*' alone changes nothing");
@@ -111,9 +128,11 @@ static void test_line(void)
 	saved = d;
 	memset(&o, 0x5a, sizeof o);
 	ok(hostopt_parse("* lo=x xx=1", &d, &o, err, sizeof err) == -1 &&
-	   memcmp(&d, &saved, sizeof d) == 0, "a bad '*' line changes no default");
+		   memcmp(&d, &saved, sizeof d) == 0,
+	   "a bad '*' line changes no default");
 	ok(hostopt_parse("h lo=x sp=0", &d, &o, err, sizeof err) == -1 &&
-	   ((unsigned char *)&o)[0] == 0x5a, "a bad host line writes no host");
+		   ((unsigned char *)&o)[0] == 0x5a,
+	   "a bad host line writes no host");
 
 	refused("h xx=1", "unknown option 'xx='");
 	refused("h LO=bob", "unknown option 'LO='");
@@ -164,18 +183,21 @@ static void test_lengths(void)
 		const char *prefix;
 		size_t max;
 	} f[] = {
-		{"h lo=", 63}, {"h dx=", 511}, {"h ep=", 1023}, {"h wd=", 511},
-		{"h bx=", 511}, {"h ip=", 255}, {"h id=", 255}, {"", 255}, {"& ", 255},
+		{"h lo=", 63},	{"h dx=", 511}, {"h ep=", 1023},
+		{"h wd=", 511}, {"h bx=", 511}, {"h ip=", 255},
+		{"h id=", 255}, {"", 255},	{"& ", 255},
 	};
 	struct hostopt o;
 
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		char *s = long_line(f[i].prefix, f[i].max);
-		ok(parse1(s, &o) == 1, "'%s' + %zu characters fits", f[i].prefix, f[i].max);
+		ok(parse1(s, &o) == 1, "'%s' + %zu characters fits",
+		   f[i].prefix, f[i].max);
 		free(s);
 		s = long_line(f[i].prefix, f[i].max + 1);
 		ok(parse1(s, &o) == -1 && strstr(err, "too long") != NULL,
-		   "'%s' + %zu characters is too long: %s", f[i].prefix, f[i].max + 1, err);
+		   "'%s' + %zu characters is too long: %s", f[i].prefix,
+		   f[i].max + 1, err);
 		free(s);
 	}
 }
@@ -183,7 +205,8 @@ static void test_lengths(void)
 static char dir[] = "/tmp/pvm-hostfile-test.XXXXXX";
 
 /* Writes text to a file of the test directory and loads it. */
-static int load(const char *text, struct hostfile *hf, char *path, size_t pathlen)
+static int load(const char *text, struct hostfile *hf, char *path,
+		size_t pathlen)
 {
 	static int seq;
 	FILE *fp;
@@ -224,13 +247,16 @@ static void test_file(void)
 		"\n"
 		"* sp=300 so=\n"
 		"last\n",
-		&hf, path, sizeof path) == 0, "the man page's example loads: %s", err);
+		&hf, path, sizeof path) == 0,
+	   "the man page's example loads: %s", err);
 	ok(hf.n == 7, "7 hosts (got %d)", hf.n);
 	ok(hf.n == 7 && !strcmp(hf.hosts[0].name, "fonebone") &&
-	   !strcmp(hf.hosts[1].name, "refuge") && !strcmp(hf.hosts[2].name, "sigi.cs") &&
-	   !strcmp(hf.hosts[3].name, "sn666.jrandom.com") &&
-	   !strcmp(hf.hosts[4].name, "cubie.misc.edu") &&
-	   !strcmp(hf.hosts[5].name, "igor.firewall.com") && !strcmp(hf.hosts[6].name, "last"),
+		   !strcmp(hf.hosts[1].name, "refuge") &&
+		   !strcmp(hf.hosts[2].name, "sigi.cs") &&
+		   !strcmp(hf.hosts[3].name, "sn666.jrandom.com") &&
+		   !strcmp(hf.hosts[4].name, "cubie.misc.edu") &&
+		   !strcmp(hf.hosts[5].name, "igor.firewall.com") &&
+		   !strcmp(hf.hosts[6].name, "last"),
 	   "in file order");
 	h = hostfile_find(&hf, "fonebone");
 	ok(h && is_default(h), "fonebone: all defaults (before the '*' line)");
@@ -241,25 +267,32 @@ static void test_file(void)
 	ok(h && !strcmp(h->lo, "guest") && !strcmp(h->so, "pw") && !h->deferred,
 	   "sn666: lo=guest so=pw from the '*' line");
 	h = hostfile_find(&hf, "cubie.misc.edu");
-	ok(h && !strcmp(h->lo, "guest") && !strcmp(h->so, "pw"), "cubie: the same");
+	ok(h && !strcmp(h->lo, "guest") && !strcmp(h->so, "pw"),
+	   "cubie: the same");
 	h = hostfile_find(&hf, "igor.firewall.com");
-	ok(h && h->deferred && !strcmp(h->lo, "guest2") && !strcmp(h->so, "ms") &&
-	   !strcmp(h->ep, "bob/pvm3/bin/$PVM_ARCH"), "igor: deferred, its own lo=, so=, ep=");
+	ok(h && h->deferred && !strcmp(h->lo, "guest2") &&
+		   !strcmp(h->so, "ms") &&
+		   !strcmp(h->ep, "bob/pvm3/bin/$PVM_ARCH"),
+	   "igor: deferred, its own lo=, so=, ep=");
 	h = hostfile_find(&hf, "last");
 	ok(h && h->sp == 300 && !h->so[0] && !strcmp(h->lo, "guest"),
 	   "last: the second '*' line changed sp= and so=, kept lo=");
-	ok(hf.dflt.sp == 300 && !strcmp(hf.dflt.lo, "guest") && !hf.dflt.so[0] &&
-	   !hf.dflt.name[0], "the file's final defaults are kept (for later pvm_addhosts)");
-	ok(hostfile_find(&hf, "nosuch") == NULL && hostfile_find(&hf, "sigi") == NULL,
+	ok(hf.dflt.sp == 300 && !strcmp(hf.dflt.lo, "guest") &&
+		   !hf.dflt.so[0] && !hf.dflt.name[0],
+	   "the file's final defaults are kept (for later pvm_addhosts)");
+	ok(hostfile_find(&hf, "nosuch") == NULL &&
+		   hostfile_find(&hf, "sigi") == NULL,
 	   "hostfile_find: an unknown name is NULL (no prefix match)");
 	hostfile_free(&hf);
 	ok(hf.n == 0 && hf.hosts == NULL, "hostfile_free empties it");
 
-	ok(load("", &hf, path, sizeof path) == 0 && hf.n == 0 && hf.dflt.sp == 1000,
+	ok(load("", &hf, path, sizeof path) == 0 && hf.n == 0 &&
+		   hf.dflt.sp == 1000,
 	   "an empty file: no host");
 	hostfile_free(&hf);
 	ok(load("a\nb", &hf, path, sizeof path) == 0 && hf.n == 2 &&
-	   !strcmp(hf.hosts[1].name, "b"), "a last line without newline counts");
+		   !strcmp(hf.hosts[1].name, "b"),
+	   "a last line without newline counts");
 	hostfile_free(&hf);
 	{
 		/* Many hosts: the array grows. */
@@ -267,38 +300,46 @@ static void test_file(void)
 		for (int i = 0; i < 100; i++)
 			p += sprintf(p, "host%d sp=%d\n", i, i + 1);
 		ok(load(big, &hf, path, sizeof path) == 0 && hf.n == 100 &&
-		   hostfile_find(&hf, "host99") && hostfile_find(&hf, "host99")->sp == 100,
+			   hostfile_find(&hf, "host99") &&
+			   hostfile_find(&hf, "host99")->sp == 100,
 		   "100 hosts");
 		hostfile_free(&hf);
 		free(big);
 	}
 
 	/* Errors name the file and the line. */
-	ok(load("a\n# c\n\nb xx=1\nc\n", &hf, path, sizeof path) == -1, "an unknown option fails");
+	ok(load("a\n# c\n\nb xx=1\nc\n", &hf, path, sizeof path) == -1,
+	   "an unknown option fails");
 	snprintf(want, sizeof want, "%s:4: unknown option 'xx='", path);
 	ok(strcmp(err, want) == 0, "  message \"%s\"", err);
 	ok(hf.n == 0 && hf.hosts == NULL, "  and the hostfile is left empty");
-	ok(load("a\nb sp=0\n", &hf, path, sizeof path) == -1, "a bad sp= fails");
+	ok(load("a\nb sp=0\n", &hf, path, sizeof path) == -1,
+	   "a bad sp= fails");
 	snprintf(want, sizeof want, "%s:2: bad sp= value '0'", path);
 	ok(strncmp(err, want, strlen(want)) == 0, "  message \"%s\"", err);
-	ok(load("* lo=a\n* so=xx\n", &hf, path, sizeof path) == -1, "a bad '*' line fails");
+	ok(load("* lo=a\n* so=xx\n", &hf, path, sizeof path) == -1,
+	   "a bad '*' line fails");
 	snprintf(want, sizeof want, "%s:2: bad so= value 'xx'", path);
 	ok(strncmp(err, want, strlen(want)) == 0, "  message \"%s\"", err);
-	ok(load("a\nb\n& a lo=x\n", &hf, path, sizeof path) == -1, "a host listed twice fails");
+	ok(load("a\nb\n& a lo=x\n", &hf, path, sizeof path) == -1,
+	   "a host listed twice fails");
 	snprintf(want, sizeof want, "%s:3: host a is listed twice", path);
 	ok(strcmp(err, want) == 0, "  message \"%s\"", err);
 	{
 		char *s = long_line("h wd=", 600), *t = malloc(700);
 		snprintf(t, 700, "a\n\n%s\n", s);
-		ok(load(t, &hf, path, sizeof path) == -1, "a too-long value fails");
+		ok(load(t, &hf, path, sizeof path) == -1,
+		   "a too-long value fails");
 		snprintf(want, sizeof want, "%s:3: wd= value too long", path);
-		ok(strncmp(err, want, strlen(want)) == 0, "  message \"%s\"", err);
+		ok(strncmp(err, want, strlen(want)) == 0, "  message \"%s\"",
+		   err);
 		free(s);
 		free(t);
 	}
 	snprintf(path, sizeof path, "%s/nosuch", dir);
-	ok(hostfile_load(path, &hf, err, sizeof err) == -1 && strstr(err, path) &&
-	   strstr(err, "No such file"), "a missing file: \"%s\"", err);
+	ok(hostfile_load(path, &hf, err, sizeof err) == -1 &&
+		   strstr(err, path) && strstr(err, "No such file"),
+	   "a missing file: \"%s\"", err);
 	ok(hostfile_load(dir, &hf, err, sizeof err) == -1 && strstr(err, dir),
 	   "a directory: \"%s\"", err);
 

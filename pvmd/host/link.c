@@ -51,13 +51,15 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 			if (errno == EMFILE || errno == ENFILE) {
 				/* the socket stays readable: stop watching it
 				 * for a while rather than spin */
-				plog(PL_ERR, "accept (tcp): %s: not accepting for a while",
+				plog(PL_ERR,
+				     "accept (tcp): %s: not accepting for a while",
 				     strerror(errno));
 				ev_io_set(d->loop, &tcp_io, 0);
 				tcp_paused = 1;
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 				   errno != EINTR) {
-				plog(PL_ERR, "accept (tcp): %s", strerror(errno));
+				plog(PL_ERR, "accept (tcp): %s",
+				     strerror(errno));
 			}
 			return;
 		}
@@ -72,9 +74,11 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 				oldest = o;
 			}
 		if (npre >= PREAUTH_MAX) {
-			plog(PL_ERR, "%d link connections not authenticated: dropping the oldest",
+			plog(PL_ERR,
+			     "%d link connections not authenticated: dropping the oldest",
 			     npre);
-			conn_close(d, oldest, "too many connections not authenticated");
+			conn_close(d, oldest,
+				   "too many connections not authenticated");
 		}
 		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
 		if (c) {
@@ -144,7 +148,8 @@ int host_connect(struct pvmd *d, struct host *h)
 	return 0;
 }
 
-/* ---- the handshake (docs/hosts.md, "Authentication"; proto/handshake.h) ---- */
+/* ---- the handshake (docs/hosts.md, "Authentication"; proto/handshake.h) ----
+ */
 
 /* The acceptor: the connector has named its host number (hs->peer).  A
  * pvmd started through a hoster has no secret yet: it takes only the
@@ -194,8 +199,10 @@ static void handshake_init(struct pvmd *d, struct conn *c)
 /* Sends a handshake frame; -1 when out of memory. */
 static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m)
 {
-	struct wire_hdr hh = {.flags = m->flags, .dst = wire_host_tid(c->peer_no),
-			      .src = d->hosttid, .tag = m->tag};
+	struct wire_hdr hh = {.flags = m->flags,
+			      .dst = wire_host_tid(c->peer_no),
+			      .src = d->hosttid,
+			      .tag = m->tag};
 	struct fbuf *f = fbuf_frame(&hh, m->payload, m->len);
 	if (!f)
 		return -1;
@@ -214,7 +221,8 @@ static void link_up(struct pvmd *d, struct conn *c)
 		 * comes with the table */
 		h = host_new(c->peer_no);
 		if (h) {
-			snprintf(h->name, sizeof h->name, "(host %d)", c->peer_no);
+			snprintf(h->name, sizeof h->name, "(host %d)",
+				 c->peer_no);
 			h->state = HOST_UP;
 		}
 	}
@@ -264,7 +272,8 @@ static int admit(struct conn *c, const char **why)
 	auth_mac(c->hs.secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
 	if (!auth_mac_equal(mac, hl.commit)) {
 		hs_wipe(&c->hs);
-		plog(PL_ERR, "refused a link claiming host 1: its secret is not the one committed to");
+		plog(PL_ERR,
+		     "refused a link claiming host 1: its secret is not the one committed to");
 		*why = "wrong secret";
 		return -1;
 	}
@@ -289,10 +298,12 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (r == HS_FAILED) {
 		const char *key = c->hs.ticket ? "ticket" : "secret";
 		if (c->hs.fail == HS_E_MAC && c->outgoing)
-			plog(PL_ERR, "the pvmd at host %d does not know the %s: link refused",
+			plog(PL_ERR,
+			     "the pvmd at host %d does not know the %s: link refused",
 			     c->peer_no, key);
 		else if (c->hs.fail == HS_E_MAC)
-			plog(PL_ERR, "refused a link claiming host %d: it does not know the %s",
+			plog(PL_ERR,
+			     "refused a link claiming host %d: it does not know the %s",
 			     c->peer_no, key);
 		if (m.tag) /* the refusal, before the connection closes */
 			send_hs(d, c, &m);
@@ -353,29 +364,36 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 	}
 	/* a silent link is noticed at most a tenth of the timeout late */
 	unsigned step = hl.timeout_ms / 10;
-	ev_timer_start(l, t, step < 50 ? 50 : step > HOST_PING_MS ? HOST_PING_MS : step);
+	ev_timer_start(l, t,
+		       step < 50	     ? 50
+		       : step > HOST_PING_MS ? HOST_PING_MS
+					     : step);
 }
 
 int link_init(struct pvmd *d, char *err, size_t errlen)
 {
-	hl.tcp_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	hl.tcp_fd =
+		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t sl = sizeof sa;
-	if (hl.tcp_fd < 0 || bind(hl.tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	if (hl.tcp_fd < 0 ||
+	    bind(hl.tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
 	    listen(hl.tcp_fd, 128) < 0 ||
 	    getsockname(hl.tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
 		snprintf(err, errlen, "tcp socket: %s", strerror(errno));
 		return -1;
 	}
 	hl.port = ntohs(sa.sin_port);
-	if (ev_io_start(d->loop, &tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb, d) < 0) {
+	if (ev_io_start(d->loop, &tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb,
+			d) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return -1;
 	}
 	ev_timer_init(&hl.ping, ping_cb, d);
 	ev_timer_start(d->loop, &hl.ping, 200);
 	if (hl.have_ticket)
-		hl.ticket_deadline = ev_now_ms() + 5000 +
+		hl.ticket_deadline =
+			ev_now_ms() + 5000 +
 			(hl.ticket_life_ms ? hl.ticket_life_ms
 					   : hoster_start_timeout());
 	return 0;

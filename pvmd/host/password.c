@@ -25,15 +25,15 @@
 
 static struct {
 	int active;
-	int fd;                 /* where the password is read */
-	int out;                /* where the prompt goes */
-	int echo_off;           /* fd's echo was turned off: restore `saved` */
+	int fd;	      /* where the password is read */
+	int out;      /* where the prompt goes */
+	int echo_off; /* fd's echo was turned off: restore `saved` */
 	struct termios saved;
-	int bytewise;           /* not a terminal: read byte by byte, so that
-				 * what follows the line stays for the next */
-	int unpolled;           /* a file (epoll cannot watch it): read from
-				 * a timer, it never blocks */
-	unsigned gen;           /* one per prompt */
+	int bytewise; /* not a terminal: read byte by byte, so that
+		       * what follows the line stays for the next */
+	int unpolled; /* a file (epoll cannot watch it): read from
+		       * a timer, it never blocks */
+	unsigned gen; /* one per prompt */
 	struct ev_io io;
 	struct ev_timer timer;
 	char buf[PW_MAX + 1];
@@ -90,11 +90,13 @@ static void prompt_step(struct pvmd *d)
 {
 	size_t room = sizeof pr.buf - 1 - pr.n;
 	ssize_t n = read(pr.fd, pr.buf + pr.n, pr.bytewise ? 1 : room);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+	if (n < 0 &&
+	    (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
 	if (n <= 0) {
-		prompt_finish(d, NULL, n < 0 ? "cannot read the password"
-					     : "no password (end of input)");
+		prompt_finish(d, NULL,
+			      n < 0 ? "cannot read the password"
+				    : "no password (end of input)");
 		return;
 	}
 	pr.n += (size_t)n;
@@ -194,8 +196,8 @@ void pw_cancel(struct pvmd *d)
 
 /* ---- the file ssh's askpass reads ---- */
 
-int pw_file_write(const struct pvmd *d, int hostno, const char *pw,
-		  char *path, size_t n)
+int pw_file_write(const struct pvmd *d, int hostno, const char *pw, char *path,
+		  size_t n)
 {
 	int k = snprintf(path, n, "%s/%s%d", d->dir, PW_FILE_PREFIX, hostno);
 	if (k < 0 || (size_t)k >= n) {
@@ -204,8 +206,9 @@ int pw_file_write(const struct pvmd *d, int hostno, const char *pw,
 		return -1;
 	}
 	unlink(path); /* left by a pvmd that was killed */
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      0600);
+	int fd =
+		open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
 	if (fd < 0) {
 		*path = 0;
 		return -1;
@@ -231,8 +234,9 @@ void pw_file_remove(char *path)
 	struct stat st;
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		char zero[PW_MAX] = {0};
-		size_t len = (size_t)st.st_size < sizeof zero ? (size_t)st.st_size
-							     : sizeof zero;
+		size_t len = (size_t)st.st_size < sizeof zero
+				     ? (size_t)st.st_size
+				     : sizeof zero;
 		if (write(fd, zero, len) < 0) {
 			/* removed below anyway */
 		}
@@ -276,13 +280,16 @@ void pw_askpass_main(int argc, char **argv)
 	if (strncmp(base, PW_FILE_PREFIX, pl) || !*no ||
 	    strspn(no, "0123456789") != strlen(no))
 		askpass_fail("not a password file of this virtual machine");
-	int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = open(f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+				 O_NOCTTY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		askpass_fail("cannot open the password file");
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1 || st.st_size > PW_MAX)
-		askpass_fail("the password file is not private (0600, ours, not linked)");
+	    (st.st_mode & 07777) != 0600 || st.st_nlink != 1 ||
+	    st.st_size > PW_MAX)
+		askpass_fail(
+			"the password file is not private (0600, ours, not linked)");
 	char buf[PW_MAX + 2];
 	ssize_t n = read(fd, buf, PW_MAX);
 	close(fd);

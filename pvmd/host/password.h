@@ -23,7 +23,7 @@ struct pvmd;
 #define PW_ASKPASS_ENV "PVMD_ASKPASS_FILE"
 /* The password files' names in the VM directory: askpass.<host number>. */
 #define PW_FILE_PREFIX "askpass."
-#define PW_MAX 256
+#define PW_MAX	       256
 
 /* Called with the password typed (NUL-terminated; the callee must not
  * keep it: the buffer is wiped when it returns), or with pw NULL and the
@@ -45,8 +45,8 @@ void pw_cancel(struct pvmd *d);
 
 /* Writes pw to a new 0600 file askpass.<hostno> in the VM directory d->dir;
  * its path goes to path.  Returns 0 or -1 (errno set). */
-int pw_file_write(const struct pvmd *d, int hostno, const char *pw,
-		  char *path, size_t n);
+int pw_file_write(const struct pvmd *d, int hostno, const char *pw, char *path,
+		  size_t n);
 
 /* Overwrites and removes the file, empties path.  Harmless if path is "". */
 void pw_file_remove(char *path);

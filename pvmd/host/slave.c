@@ -13,9 +13,8 @@
 #include "proto/wire.h"
 #include "pvmd/host/host.h"
 
-
 static void answer_error(const char *fmt, const char *arg)
-    __attribute__((noreturn));
+	__attribute__((noreturn));
 
 static void answer_error(const char *fmt, const char *arg)
 {
@@ -147,7 +146,8 @@ void slave_read_args(struct pvmd *d, int argc, char **argv)
 			answer_error("startup argument too long%s", "");
 		snprintf(line, sizeof line, "%s", argv[i]);
 		if (!strncmp(line, "secret", 6))
-			answer_error("the secret is never on a command line%s", "");
+			answer_error("the secret is never on a command line%s",
+				     "");
 		config_line(d, &k, line, split(line));
 	}
 	config_done(d, &k);

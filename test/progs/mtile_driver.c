@@ -14,9 +14,9 @@
  */
 #include "tcommon.h"
 
-#define TAG_WORK 1
+#define TAG_WORK  1
 #define TAG_IMAGE 2
-#define TAG_EXIT 60
+#define TAG_EXIT  60
 
 /* The same arithmetic, in the same order, as mtile. */
 static void tile(double x1, double y1, double x2, double y2, int wd, int ht,
@@ -85,8 +85,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nw; i++)
 		for (j = 0; j < NJOBS; j++) {
 			const struct job *jb = &jobs[(j + i) % NJOBS];
-			EQ(pvm_packf("%+ %lf %lf %lf %lf %d %d", PvmDataDefault, jb->x1, jb->y1,
-				     jb->x2, jb->y2, jb->wd, jb->ht),
+			EQ(pvm_packf("%+ %lf %lf %lf %lf %d %d", PvmDataDefault,
+				     jb->x1, jb->y1, jb->x2, jb->y2, jb->wd,
+				     jb->ht),
 			   0);
 			EQ(pvm_send(w[i], TAG_WORK), 0);
 		}
@@ -100,28 +101,35 @@ int main(int argc, char **argv)
 				continue;
 			int len = 0, np = jb->wd * jb->ht;
 			pvm_bufinfo(b, &len, NULL, NULL);
-			CHECK(len >= np && len <= np + 8, "tile %d: %d bytes for %d pixels", j, len, np);
-			unsigned char *got = calloc(np, 1), *exp = calloc(np, 1);
+			CHECK(len >= np && len <= np + 8,
+			      "tile %d: %d bytes for %d pixels", j, len, np);
+			unsigned char *got = calloc(np, 1),
+				      *exp = calloc(np, 1);
 			EQ(pvm_unpackf("%*c", np, got), 0);
-			tile(jb->x1, jb->y1, jb->x2, jb->y2, jb->wd, jb->ht, exp);
+			tile(jb->x1, jb->y1, jb->x2, jb->y2, jb->wd, jb->ht,
+			     exp);
 			int k, bad = 0, first = -1;
 			for (k = 0; k < np; k++) {
 				if (got[k] != exp[k] && !bad++)
 					first = k;
 				nonzero += exp[k] != 0;
 			}
-			CHECK(bad == 0, "worker %d tile %dx%d: %d of %d pixels differ (first at %d: %d, expected %d)",
-			      i, jb->wd, jb->ht, bad, np, first, first >= 0 ? got[first] : 0,
+			CHECK(bad == 0,
+			      "worker %d tile %dx%d: %d of %d pixels differ (first at %d: %d, expected %d)",
+			      i, jb->wd, jb->ht, bad, np, first,
+			      first >= 0 ? got[first] : 0,
 			      first >= 0 ? exp[first] : 0);
 			pixels += np;
 			free(got);
 			free(exp);
 		}
 	/* the images are not trivial */
-	CHECK(nonzero > pixels / 10 && nonzero < pixels, "%ld of %ld pixels non-zero", nonzero,
-	      pixels);
+	CHECK(nonzero > pixels / 10 && nonzero < pixels,
+	      "%ld of %ld pixels non-zero", nonzero, pixels);
 	/* an insane size makes mtile exit: its exit notify arrives */
-	EQ(pvm_packf("%+ %lf %lf %lf %lf %d %d", PvmDataDefault, 0.0, 0.0, 1.0, 1.0, 0, 10), 0);
+	EQ(pvm_packf("%+ %lf %lf %lf %lf %d %d", PvmDataDefault, 0.0, 0.0, 1.0,
+		     1.0, 0, 10),
+	   0);
 	EQ(pvm_send(w[0], TAG_WORK), 0);
 	int b = t_recv(-1, TAG_EXIT, 20), who = 0;
 	CHECK(b > 0, "no exit notify from mtile");

@@ -30,13 +30,24 @@
 #include "tcommon.h"
 #include "pt_group.h"
 
-#define TAG_CMD 2
+#define TAG_CMD	  2
 #define TAG_REPLY 3
 
 const char *self_name = "pt_group";
 
-enum { C_JOIN = 1, C_LEAVE, C_BARRIER, C_EXIT, C_DIE, C_PVMKILL, C_REDUCE,
-       C_FREEZE, C_GSIZE, C_GATHER, C_SCATTER };
+enum {
+	C_JOIN = 1,
+	C_LEAVE,
+	C_BARRIER,
+	C_EXIT,
+	C_DIE,
+	C_PVMKILL,
+	C_REDUCE,
+	C_FREEZE,
+	C_GSIZE,
+	C_GATHER,
+	C_SCATTER
+};
 
 /* ---------- puppets: spawned members driven by commands ---------- */
 
@@ -233,22 +244,33 @@ static int api_main(void)
 	int d[4] = {5, -6, 7, 8};
 	P("reduce g sum %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "g", 0));
 	P("reduce g result %d %d %d %d\n", d[0], d[1], d[2], d[3]);
-	P("reduce g root 1 %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "g", 1));
-	P("reduce g root -1 %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "g", -1));
-	P("reduce g count 0 %d\n", pvm_reduce(PvmSum, d, 0, PVM_INT, 50, "g", 0));
-	P("reduce g count -1 %d\n", pvm_reduce(PvmSum, d, -1, PVM_INT, 50, "g", 0));
-	P("reduce g NULL data %d\n", pvm_reduce(PvmSum, NULL, 4, PVM_INT, 50, "g", 0));
-	P("reduce g NULL func %d\n", pvm_reduce(NULL, d, 4, PVM_INT, 50, "g", 0));
-	P("reduce g user func %d\n", pvm_reduce(dummy_func, d, 4, PVM_INT, 50, "g", 0));
-	P("reduce g tag -1 %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, -1, "g", 0));
-	P("reduce other %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "other", 0));
+	P("reduce g root 1 %d\n",
+	  pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "g", 1));
+	P("reduce g root -1 %d\n",
+	  pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "g", -1));
+	P("reduce g count 0 %d\n",
+	  pvm_reduce(PvmSum, d, 0, PVM_INT, 50, "g", 0));
+	P("reduce g count -1 %d\n",
+	  pvm_reduce(PvmSum, d, -1, PVM_INT, 50, "g", 0));
+	P("reduce g NULL data %d\n",
+	  pvm_reduce(PvmSum, NULL, 4, PVM_INT, 50, "g", 0));
+	P("reduce g NULL func %d\n",
+	  pvm_reduce(NULL, d, 4, PVM_INT, 50, "g", 0));
+	P("reduce g user func %d\n",
+	  pvm_reduce(dummy_func, d, 4, PVM_INT, 50, "g", 0));
+	P("reduce g tag -1 %d\n",
+	  pvm_reduce(PvmSum, d, 4, PVM_INT, -1, "g", 0));
+	P("reduce other %d\n",
+	  pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "other", 0));
 	P("reduce nope %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, "nope", 0));
-	P("reduce NULL group %d\n", pvm_reduce(PvmSum, d, 4, PVM_INT, 50, NULL, 0));
+	P("reduce NULL group %d\n",
+	  pvm_reduce(PvmSum, d, 4, PVM_INT, 50, NULL, 0));
 	P("scatter g %d\n", pvm_scatter(r, v, 4, PVM_INT, 51, "g", 0));
 	P("scatter g result %d %d %d %d\n", r[0], r[1], r[2], r[3]);
 	P("scatter g root 1 %d\n", pvm_scatter(r, v, 4, PVM_INT, 51, "g", 1));
 	P("scatter g count 0 %d\n", pvm_scatter(r, v, 0, PVM_INT, 51, "g", 0));
-	P("scatter g NULL result %d\n", pvm_scatter(NULL, v, 4, PVM_INT, 51, "g", 0));
+	P("scatter g NULL result %d\n",
+	  pvm_scatter(NULL, v, 4, PVM_INT, 51, "g", 0));
 	P("scatter other %d\n", pvm_scatter(r, v, 4, PVM_INT, 51, "other", 0));
 	P("scatter nope %d\n", pvm_scatter(r, v, 4, PVM_INT, 51, "nope", 0));
 	memset(r, 0, sizeof r);
@@ -256,7 +278,8 @@ static int api_main(void)
 	P("gather g result %d %d %d %d\n", r[0], r[1], r[2], r[3]);
 	P("gather g root 1 %d\n", pvm_gather(r, v, 4, PVM_INT, 52, "g", 1));
 	P("gather g count 0 %d\n", pvm_gather(r, v, 0, PVM_INT, 52, "g", 0));
-	P("gather g NULL data %d\n", pvm_gather(r, NULL, 4, PVM_INT, 52, "g", 0));
+	P("gather g NULL data %d\n",
+	  pvm_gather(r, NULL, 4, PVM_INT, 52, "g", 0));
 	P("gather other %d\n", pvm_gather(r, v, 4, PVM_INT, 52, "other", 0));
 	P("gather nope %d\n", pvm_gather(r, v, 4, PVM_INT, 52, "nope", 0));
 
@@ -304,9 +327,10 @@ static int reuse_main(void)
 	P("p2 joins %d\n", ask(p2, C_JOIN, 0, "g"));
 	P("me join %d\n", pvm_joingroup("g"));
 	P("p1 joins %d\n", ask(p1, C_JOIN, 0, "g"));
-	P("gettid 0 1 2 3 4 ok %d\n", pvm_gettid("g", 0) == p2 &&
-	  pvm_gettid("g", 1) == pvm_mytid() && pvm_gettid("g", 2) == p4 &&
-	  pvm_gettid("g", 3) == p3 && pvm_gettid("g", 4) == p1);
+	P("gettid 0 1 2 3 4 ok %d\n",
+	  pvm_gettid("g", 0) == p2 && pvm_gettid("g", 1) == pvm_mytid() &&
+		  pvm_gettid("g", 2) == p4 && pvm_gettid("g", 3) == p3 &&
+		  pvm_gettid("g", 4) == p1);
 	P("p3 leaves %d\n", ask(p3, C_LEAVE, 0, "g"));
 	P("p4 leaves %d\n", ask(p4, C_LEAVE, 0, "g"));
 	P("p4 joins %d\n", ask(p4, C_JOIN, 0, "g"));
@@ -423,7 +447,9 @@ static int barrierkill_main(const char *how)
 	int rc = pvm_barrier("g", 3);
 	double dt = t_now() - t0;
 	P("barrier %d after %s\n", rc,
-	  dt < 0.5 ? "less than 0.5 s" : dt < 10 ? "0.5 to 10 s" : "more than 10 s");
+	  dt < 0.5  ? "less than 0.5 s"
+	  : dt < 10 ? "0.5 to 10 s"
+		    : "more than 10 s");
 	P("other waiter %d\n", reply(p1, 10));
 	if (frozen) {
 		P("p2 left %d\n", reply(p2, 10));
@@ -459,8 +485,9 @@ static int reducekill_main(int op, int n, int victim)
 		if (i != victim)
 			order(p[i], op, root, 0, "g");
 	int v[64] = {1}, rc;
-	const char *what = op == C_REDUCE ? "reduce" : op == C_GATHER ? "gather"
-					  : "scatter";
+	const char *what = op == C_REDUCE   ? "reduce"
+			   : op == C_GATHER ? "gather"
+					    : "scatter";
 	double t0 = t_now();
 	if (op == C_REDUCE)
 		rc = pvm_reduce(PvmSum, v, 1, PVM_INT, 77, "g", 0);
@@ -470,7 +497,9 @@ static int reducekill_main(int op, int n, int victim)
 		rc = pvm_scatter(v, v, 1, PVM_INT, 79, "g", root);
 	double dt = t_now() - t0;
 	P("%s %s after %s\n", what, rc < 0 ? "error" : "success",
-	  dt < 0.5 ? "less than 0.5 s" : dt < 10 ? "0.5 to 10 s" : "more than 10 s");
+	  dt < 0.5  ? "less than 0.5 s"
+	  : dt < 10 ? "0.5 to 10 s"
+		    : "more than 10 s");
 	int back = 0;
 	for (int i = 1; i < n; i++)
 		if (i != victim)

@@ -6,8 +6,8 @@
 #ifndef PT_GROUP_H
 #define PT_GROUP_H
 
-#define TAG_COUNTS 900 /* spmd: a copy's check counts */
-#define SPMD "spmd"    /* the group of the spmd mode */
+#define TAG_COUNTS 900	  /* spmd: a copy's check counts */
+#define SPMD	   "spmd" /* the group of the spmd mode */
 
 /* A line of output, flushed at once (the bats tests read it as it comes). */
 #define P(...) (printf(__VA_ARGS__), fflush(stdout))

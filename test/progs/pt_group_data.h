@@ -63,52 +63,71 @@ static unsigned long long ubase(int op, int inst, int k)
 	return (unsigned long long)((inst * 7 + k * 5) % 13);
 }
 
-#define MAXMIN(op, acc, v) ((op) == OP_MAX ? ((v) > (acc) ? (v) : (acc)) \
-				: ((v) < (acc) ? (v) : (acc)))
+#define MAXMIN(op, acc, v)                                                     \
+	((op) == OP_MAX ? ((v) > (acc) ? (v) : (acc))                          \
+			: ((v) < (acc) ? (v) : (acc)))
 
 /* One integer type: fill, expected value, check. */
-#define INT_CASE(NAME, T, PT, GEN)                                            \
-	static T NAME##_val(int op, int i, int k) { return (T)(GEN); }       \
-	static void NAME##_fill(void *d, int op, int inst)                    \
-	{                                                                     \
-		for (int k = 0; k < CNT; k++)                                 \
-			((T *)d)[k] = NAME##_val(op, inst, k);                \
-	}                                                                     \
-	static void NAME##_check(void *d, int op, int n, int root)            \
-	{                                                                     \
-		for (int k = 0; k < CNT; k++) {                               \
-			T acc = NAME##_val(op, 0, k);                         \
-			for (int i = 1; i < n; i++) {                         \
-				T v = NAME##_val(op, i, k);                   \
-				if (op == OP_SUM)                             \
-					acc = (T)(acc + v);                   \
-				else if (op == OP_PROD)                       \
-					acc = (T)(acc * v);                   \
-				else                                          \
-					acc = MAXMIN(op, acc, v);             \
-			}                                                     \
-			T got = ((T *)d)[k];                                  \
-			CHECK(got == acc, "%s %s n=%d root=%d [%d]: got %lld " \
-			      "(%llu), expected %lld (%llu)", #NAME,          \
-			      opname[op], n, root, k, (long long)got,         \
-			      (unsigned long long)got, (long long)acc,        \
-			      (unsigned long long)acc);                       \
-		}                                                             \
+#define INT_CASE(NAME, T, PT, GEN)                                             \
+	static T NAME##_val(int op, int i, int k)                              \
+	{                                                                      \
+		return (T)(GEN);                                               \
+	}                                                                      \
+	static void NAME##_fill(void *d, int op, int inst)                     \
+	{                                                                      \
+		for (int k = 0; k < CNT; k++)                                  \
+			((T *)d)[k] = NAME##_val(op, inst, k);                 \
+	}                                                                      \
+	static void NAME##_check(void *d, int op, int n, int root)             \
+	{                                                                      \
+		for (int k = 0; k < CNT; k++) {                                \
+			T acc = NAME##_val(op, 0, k);                          \
+			for (int i = 1; i < n; i++) {                          \
+				T v = NAME##_val(op, i, k);                    \
+				if (op == OP_SUM)                              \
+					acc = (T)(acc + v);                    \
+				else if (op == OP_PROD)                        \
+					acc = (T)(acc * v);                    \
+				else                                           \
+					acc = MAXMIN(op, acc, v);              \
+			}                                                      \
+			T got = ((T *)d)[k];                                   \
+			CHECK(got == acc,                                      \
+			      "%s %s n=%d root=%d [%d]: got %lld "             \
+			      "(%llu), expected %lld (%llu)",                  \
+			      #NAME, opname[op], n, root, k, (long long)got,   \
+			      (unsigned long long)got, (long long)acc,         \
+			      (unsigned long long)acc);                        \
+		}                                                              \
 	}
 
 /* max/min spread over the whole range, sums kept in range */
 INT_CASE(short, short, PVM_SHORT,
-	 ibase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? 300 : 5000))
+	 ibase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? 300
+					   : 5000))
 INT_CASE(int, int, PVM_INT,
-	 ibase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? 100000 : 300000000))
+	 ibase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? 100000
+					   : 300000000))
 INT_CASE(long, long, PVM_LONG,
-	 ibase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? (1LL << 40) : 1500000000000000000LL) + (op == OP_PROD ? 0 : i))
+	 ibase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? (1LL << 40)
+					   : 1500000000000000000LL) +
+		 (op == OP_PROD ? 0 : i))
 INT_CASE(ushort, unsigned short, PVM_USHORT,
-	 ubase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? 300 : 5000))
+	 ubase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? 300
+					   : 5000))
 INT_CASE(uint, unsigned int, PVM_UINT,
-	 ubase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? 10000000 : 300000000))
+	 ubase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? 10000000
+					   : 300000000))
 INT_CASE(ulong, unsigned long, PVM_ULONG,
-	 ubase(op, i, k) * (op == OP_PROD ? 1 : op == OP_SUM ? (1ULL << 50) : 1500000000000000000ULL) + (op == OP_PROD ? 0 : (unsigned)i))
+	 ubase(op, i, k) * (op == OP_PROD  ? 1
+			    : op == OP_SUM ? (1ULL << 50)
+					   : 1500000000000000000ULL) +
+		 (op == OP_PROD ? 0 : (unsigned)i))
 INT_CASE(byte, signed char, PVM_BYTE, ubase(op, i, k) * 9)
 
 /* floating types: values are exact binary fractions; the check allows
@@ -116,16 +135,19 @@ INT_CASE(byte, signed char, PVM_BYTE, ubase(op, i, k) * 9)
 static double fval(int op, int i, int k)
 {
 	if (op == OP_PROD)
-		return ibase(op, i, k) * 0.75 + (ibase(op, i, k) == 1 ? 0.25 : 0);
+		return ibase(op, i, k) * 0.75 +
+		       (ibase(op, i, k) == 1 ? 0.25 : 0);
 	return ibase(op, i, k) * 0.375 + 0.125 * k;
 }
 
-static void fcheck1(const char *tn, int op, int n, int root, int k,
-		    double got, double want)
+static void fcheck1(const char *tn, int op, int n, int root, int k, double got,
+		    double want)
 {
 	double tol = 1e-5 * (fabs(want) > 1 ? fabs(want) : 1);
-	CHECK(fabs(got - want) <= tol, "%s %s n=%d root=%d [%d]: got %.9g, "
-	      "expected %.9g", tn, opname[op], n, root, k, got, want);
+	CHECK(fabs(got - want) <= tol,
+	      "%s %s n=%d root=%d [%d]: got %.9g, "
+	      "expected %.9g",
+	      tn, opname[op], n, root, k, got, want);
 }
 
 static double fexpect(int op, int n, int k)
@@ -134,7 +156,8 @@ static double fexpect(int op, int n, int k)
 	for (int i = 1; i < n; i++) {
 		double v = fval(op, i, k);
 		acc = op == OP_SUM || op == OP_USER ? acc + v
-		      : op == OP_PROD ? acc * v : MAXMIN(op, acc, v);
+		      : op == OP_PROD		    ? acc * v
+						    : MAXMIN(op, acc, v);
 	}
 	return acc;
 }
@@ -178,9 +201,10 @@ struct ftype {
 	const char *name;
 	int pt, size, cplx;
 };
-static const struct ftype ftypes[] = {
-	{"float", PVM_FLOAT, 4, 0}, {"double", PVM_DOUBLE, 8, 0},
-	{"cplx", PVM_CPLX, 4, 1}, {"dcplx", PVM_DCPLX, 8, 1}};
+static const struct ftype ftypes[] = {{"float", PVM_FLOAT, 4, 0},
+				      {"double", PVM_DOUBLE, 8, 0},
+				      {"cplx", PVM_CPLX, 4, 1},
+				      {"dcplx", PVM_DCPLX, 8, 1}};
 
 static void ffill(const struct ftype *t, void *d, int op, int n, int inst)
 {
@@ -192,7 +216,8 @@ static void ffill(const struct ftype *t, void *d, int op, int n, int inst)
 			v[0] = fval(op, inst, k);
 		for (int j = 0; j <= t->cplx; j++) {
 			if (t->size == 4)
-				((float *)d)[k * (1 + t->cplx) + j] = (float)v[j];
+				((float *)d)[k * (1 + t->cplx) + j] =
+					(float)v[j];
 			else
 				((double *)d)[k * (1 + t->cplx) + j] = v[j];
 		}
@@ -209,7 +234,8 @@ static void fcheck(const struct ftype *t, void *d, int op, int n, int root)
 			w[0] = fexpect(op, n, k);
 		for (int j = 0; j <= t->cplx; j++) {
 			int x = k * (1 + t->cplx) + j;
-			g[j] = t->size == 4 ? ((float *)d)[x] : ((double *)d)[x];
+			g[j] = t->size == 4 ? ((float *)d)[x]
+					    : ((double *)d)[x];
 			fcheck1(t->name, op, n, root, k, g[j], w[j]);
 		}
 	}
@@ -221,17 +247,22 @@ struct itype {
 	void (*fill)(void *, int, int);
 	void (*check)(void *, int, int, int);
 };
-#define IT(N, PT) {#N, PT, N##_fill, N##_check}
+#define IT(N, PT)                                                              \
+	{                                                                      \
+#N, PT, N##_fill, N##_check                                    \
+	}
 static const struct itype itypes[] = {
-	IT(short, PVM_SHORT), IT(int, PVM_INT), IT(long, PVM_LONG),
+	IT(short, PVM_SHORT),	IT(int, PVM_INT),   IT(long, PVM_LONG),
 	IT(ushort, PVM_USHORT), IT(uint, PVM_UINT), IT(ulong, PVM_ULONG),
 	IT(byte, PVM_BYTE)};
 
 typedef void (*redfn)(int *, void *, void *, int *, int *);
 static redfn opfn(int op)
 {
-	return op == OP_MAX ? PvmMax : op == OP_MIN ? PvmMin
-	       : op == OP_SUM ? PvmSum : PvmProduct;
+	return op == OP_MAX   ? PvmMax
+	       : op == OP_MIN ? PvmMin
+	       : op == OP_SUM ? PvmSum
+			      : PvmProduct;
 }
 
 #endif /* PT_GROUP_DATA_H */

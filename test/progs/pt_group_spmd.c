@@ -17,7 +17,10 @@ static int ncalls;
  * reference has none), the others without. */
 static void reduce_one(int inst, int n, int root, int *tag, int uns)
 {
-	union { double d[2 * CNT]; long l[CNT]; } buf;
+	union {
+		double d[2 * CNT];
+		long l[CNT];
+	} buf;
 	cur_cnt = CNT;
 	for (size_t t = 0; t < sizeof itypes / sizeof itypes[0]; t++)
 		for (int op = 0; op < OP_USER; op++) {
@@ -63,8 +66,10 @@ static void reduce_one(int inst, int n, int root, int *tag, int uns)
 	CHECK(rc == 0, "reduce user_or: %d", rc);
 	if (inst == root)
 		for (int k = 0; k < CNT; k++)
-			CHECK(iv[k] == want[k], "user_or n=%d root=%d [%d]: got "
-			      "%#x, expected %#x", n, root, k, iv[k], want[k]);
+			CHECK(iv[k] == want[k],
+			      "user_or n=%d root=%d [%d]: got "
+			      "%#x, expected %#x",
+			      n, root, k, iv[k], want[k]);
 	double dv[CNT];
 	for (int k = 0; k < CNT; k++)
 		dv[k] = fval(OP_USER, inst, k);
@@ -93,23 +98,27 @@ static void scatgath(int inst, int n)
 	int r[3], nr = roots(n, r);
 	for (int j = 0; j < nr; j++) {
 		int root = r[j];
-		int *data = calloc((size_t)n * 3, sizeof(int)), res[3] = {0, 0, 0};
+		int *data = calloc((size_t)n * 3, sizeof(int)),
+		    res[3] = {0, 0, 0};
 		if (inst == root)
 			for (int i = 0; i < n * 3; i++)
 				data[i] = 1000 * (i / 3) + i % 3 + 7 * root;
 		int rc = pvm_scatter(res, data, 3, PVM_INT, 60 + j, SPMD, root);
 		CHECK(rc == 0, "scatter root %d: %d", root, rc);
 		for (int k = 0; k < 3; k++)
-			CHECK(res[k] == 1000 * inst + k + 7 * root, "scatter root "
-			      "%d inst %d [%d]: %d", root, inst, k, res[k]);
+			CHECK(res[k] == 1000 * inst + k + 7 * root,
+			      "scatter root "
+			      "%d inst %d [%d]: %d",
+			      root, inst, k, res[k]);
 		double dres[2], *dd = calloc((size_t)n * 2, sizeof(double));
 		if (inst == root)
 			for (int i = 0; i < n * 2; i++)
 				dd[i] = i * 0.5 - root;
 		rc = pvm_scatter(dres, dd, 2, PVM_DOUBLE, 70 + j, SPMD, root);
 		CHECK(rc == 0 && dres[0] == inst * 1.0 - root &&
-		      dres[1] == inst * 1.0 + 0.5 - root,
-		      "scatter double root %d: %d %g %g", root, rc, dres[0], dres[1]);
+			      dres[1] == inst * 1.0 + 0.5 - root,
+		      "scatter double root %d: %d %g %g", root, rc, dres[0],
+		      dres[1]);
 		int mine[3] = {inst * 10, inst * 10 + 1, -inst - root};
 		memset(data, 0xff, (size_t)n * 3 * sizeof(int));
 		rc = pvm_gather(data, mine, 3, PVM_INT, 80 + j, SPMD, root);
@@ -117,10 +126,11 @@ static void scatgath(int inst, int n)
 		if (inst == root)
 			for (int i = 0; i < n; i++)
 				CHECK(data[3 * i] == i * 10 &&
-				      data[3 * i + 1] == i * 10 + 1 &&
-				      data[3 * i + 2] == -i - root,
-				      "gather root %d from %d: %d %d %d", root, i,
-				      data[3 * i], data[3 * i + 1], data[3 * i + 2]);
+					      data[3 * i + 1] == i * 10 + 1 &&
+					      data[3 * i + 2] == -i - root,
+				      "gather root %d from %d: %d %d %d", root,
+				      i, data[3 * i], data[3 * i + 1],
+				      data[3 * i + 2]);
 		free(data);
 		free(dd);
 		pvm_barrier(SPMD, n);
@@ -144,8 +154,9 @@ static void bcast(int inst, int n)
 		pvm_bufinfo(b, NULL, NULL, &src);
 		pvm_upkint(&in, 1, 1);
 		pvm_upkint(&tid, 1, 1);
-		CHECK(src == tid && src != me && in >= 0 && in < n && in != inst &&
-		      !seen[in], "bcast from t%x inst %d tid t%x", src, in, tid);
+		CHECK(src == tid && src != me && in >= 0 && in < n &&
+			      in != inst && !seen[in],
+		      "bcast from t%x inst %d tid t%x", src, in, tid);
 		if (in >= 0 && in < n)
 			seen[in] = 1;
 	}
@@ -181,14 +192,17 @@ static void reducebig(int inst, int n, int cnt)
 	for (int j = 0; j < nr; j++) {
 		for (int k = 0; k < cnt; k++)
 			d[k] = inst + 0.5 * (k % 1000);
-		EQ(pvm_reduce(PvmSum, d, cnt, PVM_DOUBLE, 300 + j, SPMD, r[j]), 0);
+		EQ(pvm_reduce(PvmSum, d, cnt, PVM_DOUBLE, 300 + j, SPMD, r[j]),
+		   0);
 		EQ(pvm_barrier(SPMD, n), 0);
 		if (inst != r[j])
 			continue;
 		int bad = 0;
 		for (int k = 0; k < cnt; k++)
-			if (d[k] != n * (n - 1) / 2 + n * 0.5 * (k % 1000) && !bad++)
-				CHECK(0, "reducebig root %d [%d]: %g", r[j], k, d[k]);
+			if (d[k] != n * (n - 1) / 2 + n * 0.5 * (k % 1000) &&
+			    !bad++)
+				CHECK(0, "reducebig root %d [%d]: %g", r[j], k,
+				      d[k]);
 		EQ(bad, 0);
 	}
 	free(d);
@@ -203,8 +217,10 @@ static void reduceseq(int inst, int n, int rounds)
 		int rc = pvm_reduce(PvmSum, v, 2, PVM_INT, 5, SPMD, root);
 		CHECK(rc == 0, "reduce %d: %d", c, rc);
 		if (inst == root)
-			CHECK(v[0] == 1000 * n * (n - 1) / 2 + n * c && v[1] == -n * c,
-			      "reduce %d at root %d: %d %d", c, root, v[0], v[1]);
+			CHECK(v[0] == 1000 * n * (n - 1) / 2 + n * c &&
+				      v[1] == -n * c,
+			      "reduce %d at root %d: %d %d", c, root, v[0],
+			      v[1]);
 	}
 }
 
@@ -228,8 +244,8 @@ static void isolation(int inst, int n)
 			int u = 0;
 			CHECK(t_recv(-1, 7, 10) > 0, "user message %d", i);
 			pvm_upkint(&u, 1, 1);
-			CHECK(u >= 999000 && u < 999000 + n, "user message %d: %d",
-			      i, u);
+			CHECK(u >= 999000 && u < 999000 + n,
+			      "user message %d: %d", i, u);
 		}
 	}
 	t_msleep(200);
@@ -257,7 +273,8 @@ int spmd_main(int child, const char *mode, int n, int argc, char **argv)
 			av[3 + i] = argv[i];
 		if (n > 1)
 			EQ(pvm_spawn((char *)self_name, av, PvmTaskDefault, "",
-				     n - 1, kids), n - 1);
+				     n - 1, kids),
+			   n - 1);
 		free(av);
 	}
 	CHECK(inst >= 0 && inst < n, "instance %d of %d", inst, n);

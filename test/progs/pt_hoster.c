@@ -123,8 +123,9 @@ static int serve(const char *logpath, const char *mode)
 			pvm_upkstr(login[i]);
 			pvm_upkstr(cmd[i]);
 			char w[300];
-			snprintf(w, sizeof w, "t%x wid %d src t%x login %s so '%s'",
-				 tids[i], wid, src, login[i], opts[i]);
+			snprintf(w, sizeof w,
+				 "t%x wid %d src t%x login %s so '%s'", tids[i],
+				 wid, src, login[i], opts[i]);
 			logline("host", w);
 			logline("cmd", cmd[i]);
 		}
@@ -147,9 +148,11 @@ static int serve(const char *logpath, const char *mode)
 		}
 		for (int i = 0; i < nhosts; i++) {
 			if (!strncmp(mode, "reply=", 6))
-				snprintf(answer[i], sizeof answer[i], "%s", mode + 6);
+				snprintf(answer[i], sizeof answer[i], "%s",
+					 mode + 6);
 			else
-				run_one(login[i], cmd[i], answer[i], sizeof answer[i]);
+				run_one(login[i], cmd[i], answer[i],
+					sizeof answer[i]);
 			logline("answer", answer[i]);
 		}
 		pvm_initsend(PvmDataDefault);
@@ -182,7 +185,8 @@ static int check(void)
 	EQ(pvm_setmwid(b, 77), 0);
 	EQ(pvm_getmwid(b), 77);
 	struct pvmminfo mi;
-	CHECK(pvm_getminfo(b, &mi) == 0 && mi.wid == 77, "pvm_getminfo(b, &mi) == 0 && mi.wid == 77");
+	CHECK(pvm_getminfo(b, &mi) == 0 && mi.wid == 77,
+	      "pvm_getminfo(b, &mi) == 0 && mi.wid == 77");
 	/* the wait id travels with the message */
 	int me = pvm_mytid();
 	pvm_pkint(&me, 1, 1);
@@ -238,6 +242,7 @@ int main(int argc, char **argv)
 		pvm_exit();
 		return 0;
 	}
-	fprintf(stderr, "usage: pt_hoster serve LOG [run|reply=NAME|exit|mute|junk] | check | reg | add HOST...\n");
+	fprintf(stderr,
+		"usage: pt_hoster serve LOG [run|reply=NAME|exit|mute|junk] | check | reg | add HOST...\n");
 	return 2;
 }

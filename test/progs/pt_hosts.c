@@ -175,8 +175,7 @@ static int sync_(void)
 	int me = pvm_mytid();
 	int htid = pvm_tidtohost(me);
 	/* the host by its pvmd tid, with the daemon bit, by a task tid */
-	int forms[] = {htid, (int)((unsigned)htid | 0x80000000u), me,
-		       htid | 1};
+	int forms[] = {htid, (int)((unsigned)htid | 0x80000000u), me, htid | 1};
 	for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++) {
 		struct timeval clk = {0, 0}, d = {77, 77}, a, b;
 		gettimeofday(&a, NULL);
@@ -190,14 +189,15 @@ static int sync_(void)
 			      us_of(clk) <= us_of(b) + 1000,
 		      "tid %x: clk %lld not in [%lld, %lld]", forms[i],
 		      us_of(clk), us_of(a), us_of(b));
-		CHECK(d.tv_usec >= 0 && d.tv_usec <= 999999,
-		      "delta usec %ld", (long)d.tv_usec);
+		CHECK(d.tv_usec >= 0 && d.tv_usec <= 999999, "delta usec %ld",
+		      (long)d.tv_usec);
 		long long dus = us_of(d);
 		/* the same clock: the midpoint of our readings is at most
 		 * half the round trip away (1 ms slack), however loaded */
 		long long half = (us_of(b) - us_of(a)) / 2 + 1000;
-		CHECK(dus > -half && dus < half, "tid %x: delta %lld us (bound %lld)",
-		      forms[i], dus, half);
+		CHECK(dus > -half && dus < half,
+		      "tid %x: delta %lld us (bound %lld)", forms[i], dus,
+		      half);
 		printf("tid %x delta %lld us\n", (unsigned)forms[i], dus);
 	}
 	/* NULL clk and delta are allowed */
@@ -213,7 +213,8 @@ static int sync_(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: pt_hosts args|probe|add HOST|del HOST|sync\n");
+		fprintf(stderr,
+			"usage: pt_hosts args|probe|add HOST|del HOST|sync\n");
 		return 2;
 	}
 	if (pvm_mytid() < 0)

@@ -49,7 +49,8 @@ static int rules(void)
 	EQ(pvm_putinfo("m", mkint(1), PvmMboxMultiInstance), 0);
 	EQ(pvm_putinfo("m", mkint(2), PvmMboxMultiInstance), 1);
 	EQ(pvm_putinfo("m", mkint(3),
-		       PvmMboxMultiInstance | PvmMboxDirectIndex(5)), 5);
+		       PvmMboxMultiInstance | PvmMboxDirectIndex(5)),
+	   5);
 	/* a direct index needs no MultiInstance */
 	EQ(pvm_putinfo("m", mkint(4), PvmMboxDirectIndex(7)), 7);
 	EQ(pvm_putinfo(NULL, mkint(1), 0), PvmBadParam);
@@ -176,8 +177,8 @@ static int echo_handler(int mid)
 static int self_handler(int mid)
 {
 	h_count++;
-	CHECK(pvm_getrbuf() == mid, "rbuf %d in handler, mid %d",
-	      pvm_getrbuf(), mid);
+	CHECK(pvm_getrbuf() == mid, "rbuf %d in handler, mid %d", pvm_getrbuf(),
+	      mid);
 	CHECK(pvm_getsbuf() == 0, "sbuf %d in handler", pvm_getsbuf());
 	return 0;
 }

@@ -40,13 +40,13 @@
 #include "pt_mh.h"
 
 static double msg_wait = WAIT; /* pingall's echo wait (stream: shorter) */
-static int quiet;              /* stream: no line per message */
+static int quiet;	       /* stream: no line per message */
 
 static const char *const encname[3] = {"default", "raw", "inplace"};
 static const int encval[3] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace};
 
-int spawn_on(const char *role, int flags, const char *where, int n,
-		    int *tids, char *arg)
+int spawn_on(const char *role, int flags, const char *where, int n, int *tids,
+	     char *arg)
 {
 	char *av[4] = {"child", (char *)role, arg, NULL};
 	return pvm_spawn(ME, av, flags, (char *)where, n, tids);
@@ -77,13 +77,13 @@ static void child_echo(int par)
 		pvm_upkint(hdr, 4, 1);
 		int kind = hdr[0], route = hdr[1], enc = hdr[2], size = hdr[3];
 		pvm_setopt(PvmRoute, route);
-		if (kind == 1) {        /* psend/precv of bytes */
+		if (kind == 1) { /* psend/precv of bytes */
 			free(pbuf);
 			pbuf = malloc((size_t)size + 1);
 			int atid = 0, atag = 0, alen = -1;
 			if (!pbuf ||
-			    pvm_precv(par, TAG_DATA, pbuf, size, PVM_BYTE, &atid,
-				      &atag, &alen) < 0)
+			    pvm_precv(par, TAG_DATA, pbuf, size, PVM_BYTE,
+				      &atid, &atag, &alen) < 0)
 				return;
 			pvm_psend(par, TAG_DATA, pbuf, alen, PVM_BYTE);
 			continue;
@@ -170,7 +170,8 @@ static void child_mbox(int par)
 	int mb = pvm_mkbuf(PvmDataDefault), mytid = pvm_mytid();
 	pvm_setsbuf(mb);
 	pvm_pkint(&mytid, 1, 1);
-	res[2] = pvm_putinfo(mbname("mh.c", par), mb, PvmMboxDefault | PvmMboxPersistent);
+	res[2] = pvm_putinfo(mbname("mh.c", par), mb,
+			     PvmMboxDefault | PvmMboxPersistent);
 	pvm_initsend(PvmDataDefault);
 	pvm_pkint(res, 3, 1);
 	pvm_send(par, TAG_RES);
@@ -185,7 +186,8 @@ static int child_main(char **av)
 	if (!strcmp(role, "echo"))
 		child_echo(par);
 	else if (!strcmp(role, "wait"))
-		t_recv(-1, TAG_QUIT, 600); /* from anyone: the console spawns some */
+		t_recv(-1, TAG_QUIT,
+		       600); /* from anyone: the console spawns some */
 	else if (!strcmp(role, "group"))
 		child_group(par, av[3] ? atoi(av[3]) : 0);
 	else if (!strcmp(role, "mbox"))
@@ -238,7 +240,7 @@ int host_tid_of(const char *name)
 static void ping_one(int c, const char *hname, int route, int kind, int e,
 		     int size)
 {
-	const char *rname = route == PvmRouteDirect   ? "direct"
+	const char *rname = route == PvmRouteDirect ? "direct"
 			    : route == PvmDontRoute ? "pvmd"
 						    : "default";
 	const char *ename = kind ? "psend" : encname[e];
@@ -264,8 +266,9 @@ static void ping_one(int c, const char *hname, int route, int kind, int e,
 				      &atag, &alen);
 		else
 			r = -1;
-		bad = r < 0 || atid != c || atag != TAG_DATA || alen != size ? -1
-		      : memcmp(in, out, (size_t)size) != 0;
+		bad = r < 0 || atid != c || atag != TAG_DATA || alen != size
+			      ? -1
+			      : memcmp(in, out, (size_t)size) != 0;
 		free(out), free(in);
 	} else {
 		struct payload p, q;
@@ -312,8 +315,11 @@ static int pingall_main(int big)
 		for (int r = 0; r < 3; r++) {
 			for (int kind = 0; kind < 2; kind++)
 				for (int e = 0; e < (kind ? 1 : 3); e++)
-					for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-						ping_one(c, hn, routes[r], kind, e, sizes[s]);
+					for (size_t s = 0;
+					     s < sizeof sizes / sizeof *sizes;
+					     s++)
+						ping_one(c, hn, routes[r], kind,
+							 e, sizes[s]);
 			if (big)
 				ping_one(c, hn, routes[r], 0, 1, 16 << 20);
 		}
@@ -412,8 +418,8 @@ static int notify_main(const char *hname, double secs, int want_add)
 	EQ(pvm_notify(PvmTaskExit, TAG_TX, 1, &c), 0);
 	EQ(pvm_notify(PvmHostDelete, TAG_HD, 1, &htid), 0);
 	EQ(pvm_notify(PvmHostAdd, TAG_HA, -1, NULL), 0);
-	printf("ready child t%x host t%x at %lld\n", (unsigned)c, (unsigned)htid,
-	       epoch_ms());
+	printf("ready child t%x host t%x at %lld\n", (unsigned)c,
+	       (unsigned)htid, epoch_ms());
 	fflush(stdout);
 	double t0 = t_now();
 	int tx = 0, hd = 0, ha = 0;
@@ -422,9 +428,10 @@ static int notify_main(const char *hname, double secs, int want_add)
 		if (b <= 0)
 			continue;
 		pvm_bufinfo(b, &len, &tag, &src);
-		const char *what = tag == TAG_TX ? "taskexit"
+		const char *what = tag == TAG_TX   ? "taskexit"
 				   : tag == TAG_HD ? "hostdelete"
-				   : tag == TAG_HA ? "hostadd" : NULL;
+				   : tag == TAG_HA ? "hostadd"
+						   : NULL;
 		if (!what) {
 			printf("unexpected message tag %d from t%x\n", tag,
 			       (unsigned)src);
@@ -530,9 +537,11 @@ static int group_main(int per)
 		int ok = i > 0 && i < total && res[1] == 0 && res[2] == 0 &&
 			 res[3] == 4950 && res[4] == 0 && res[5] == 0 &&
 			 res[6] == 1000 + i && res[7] == 0;
-		CHECK(ok, "member t%x inst %d: barrier %d reduce %d bcast %d "
-		      "gather %d scatter %d/%d barrier %d", (unsigned)src, i,
-		      res[1], res[2], res[3], res[4], res[5], res[6], res[7]);
+		CHECK(ok,
+		      "member t%x inst %d: barrier %d reduce %d bcast %d "
+		      "gather %d scatter %d/%d barrier %d",
+		      (unsigned)src, i, res[1], res[2], res[3], res[4], res[5],
+		      res[6], res[7]);
 		good += ok;
 	}
 	printf("members ok %d of %d\n", good, nk);
@@ -553,7 +562,8 @@ static int group_main(int per)
 
 static int mbox_main(const char *hname)
 {
-	int v[3] = {7, -8, 9}, c = 0, par = pvm_mytid(); /* names carry our tid */
+	int v[3] = {7, -8, 9}, c = 0,
+	    par = pvm_mytid(); /* names carry our tid */
 	int mb = pvm_mkbuf(PvmDataDefault);
 	int old = pvm_setsbuf(mb);
 	pvm_pkint(v, 3, 1);
@@ -623,7 +633,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "child"))
 		return child_main(argv);
 	if (argc < 2) {
-		fprintf(stderr, "usage: pt_mh pingall|spawn|notify|group|mbox|output ...\n");
+		fprintf(stderr,
+			"usage: pt_mh pingall|spawn|notify|group|mbox|output ...\n");
 		return 2;
 	}
 	const char *m = argv[1];

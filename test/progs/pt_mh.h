@@ -8,20 +8,20 @@
 
 #include "pvm3.h"
 
-#define ME "pt_mh"
-#define TAG_NEXT 10   /* pingall: {kind, route, enc, size} */
-#define TAG_DATA 11   /* pingall: the message, both ways */
+#define ME	 "pt_mh"
+#define TAG_NEXT 10 /* pingall: {kind, route, enc, size} */
+#define TAG_DATA 11 /* pingall: the message, both ways */
 #define TAG_QUIT 12
-#define TAG_TX 20     /* notifies */
-#define TAG_HD 21
-#define TAG_HA 22
-#define TAG_RES 30    /* a child's findings */
-#define TAG_GO 31
-#define WAIT 60.0     /* seconds any one message may take */
+#define TAG_TX	 20 /* notifies */
+#define TAG_HD	 21
+#define TAG_HA	 22
+#define TAG_RES	 30 /* a child's findings */
+#define TAG_GO	 31
+#define WAIT	 60.0 /* seconds any one message may take */
 
 /* pvm_spawn of n copies of this program as "child ROLE ARG". */
-int spawn_on(const char *role, int flags, const char *where, int n,
-	     int *tids, char *arg);
+int spawn_on(const char *role, int flags, const char *where, int n, int *tids,
+	     char *arg);
 
 /* The host table, as pvm_config gave it (get_hosts); myhost is ours. */
 extern struct pvmhostinfo *hosts;

@@ -37,7 +37,8 @@ int spawn_main(int n)
 	/* PvmTaskHost: one on each host, by name */
 	for (int h = 0; h < nhost; h++) {
 		int tid = 0;
-		got = spawn_on("wait", PvmTaskHost, hosts[h].hi_name, 1, &tid, NULL);
+		got = spawn_on("wait", PvmTaskHost, hosts[h].hi_name, 1, &tid,
+			       NULL);
 		CHECK(got == 1 && pvm_tidtohost(tid) == hosts[h].hi_tid,
 		      "PvmTaskHost %s: %d t%x", hosts[h].hi_name, got,
 		      (unsigned)tid);
@@ -76,14 +77,16 @@ int spawn_main(int n)
 				found++;
 				CHECK(ti[j].ti_host == pvm_tidtohost(all[k]),
 				      "t%x listed on host t%x",
-				      (unsigned)all[k], (unsigned)ti[j].ti_host);
+				      (unsigned)all[k],
+				      (unsigned)ti[j].ti_host);
 			}
 	EQ(found, na);
 	for (int h = 0; h < nhost; h++) {
 		int c = 0;
 		for (int j = 0; j < nt; j++)
 			c += ti[j].ti_host == hosts[h].hi_tid;
-		CHECK(c > 0, "pvm_tasks(0) lists no task of %s", hosts[h].hi_name);
+		CHECK(c > 0, "pvm_tasks(0) lists no task of %s",
+		      hosts[h].hi_name);
 	}
 	printf("tasks(0) %d found %d of %d\n", nt, found, na);
 	/* pvm_tasks(host tid) of each other host: exactly its tasks */
@@ -120,7 +123,8 @@ int spawn_main(int n)
 		if (hosts[h].hi_tid == myhost)
 			continue;
 		int c = 0;
-		if (spawn_on("exit", PvmTaskHost, hosts[h].hi_name, 1, &c, NULL) != 1)
+		if (spawn_on("exit", PvmTaskHost, hosts[h].hi_name, 1, &c,
+			     NULL) != 1)
 			continue;
 		double t0 = t_now();
 		while (pvm_pstat(c) != PvmNoTask && t_now() - t0 < 10)
@@ -160,10 +164,10 @@ int hostinfo_main(void)
 		EQ(r, 0);
 		/* one clock on this machine: the delta is the transit time */
 		double dd = delta.tv_sec + delta.tv_usec / 1e6;
-		CHECK(dd > -1 && dd < 1 && clk.tv_sec > 1000000000, "%s delta %g clk %ld",
-		      hn, dd, (long)clk.tv_sec);
-		printf("host %s mstat ok hostsync delta %.6f s in %.1f ms\n", hn,
-		       dd, ms);
+		CHECK(dd > -1 && dd < 1 && clk.tv_sec > 1000000000,
+		      "%s delta %g clk %ld", hn, dd, (long)clk.tv_sec);
+		printf("host %s mstat ok hostsync delta %.6f s in %.1f ms\n",
+		       hn, dd, ms);
 	}
 	int bad = pvm_hostsync(0x7ff << 18, NULL, NULL);
 	CHECK(bad < 0, "pvm_hostsync of no host: %d", bad);
@@ -185,7 +189,7 @@ int addhosts_main(int argc, char **argv)
 		const char *w = eq ? eq + 1 : "ok";
 		if (eq)
 			*eq = 0;
-		want[k] = !strcmp(w, "NoHost")      ? PvmNoHost
+		want[k] = !strcmp(w, "NoHost")	    ? PvmNoHost
 			  : !strcmp(w, "DupHost")   ? PvmDupHost
 			  : !strcmp(w, "CantStart") ? PvmCantStart
 						    : 1;

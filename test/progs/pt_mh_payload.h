@@ -12,7 +12,6 @@
 
 #include "pvm3.h"
 
-
 struct payload {
 	int s, ni, nd, nl, ns, nb;
 	int *i;
@@ -25,8 +24,8 @@ struct payload {
 static void pl_alloc(struct payload *p, int s)
 {
 	p->s = s;
-	p->ni = s / 16;          /* s/4 bytes each of ints, doubles, longs, */
-	p->nd = s / 32;          /* string; the rest in bytes */
+	p->ni = s / 16; /* s/4 bytes each of ints, doubles, longs, */
+	p->nd = s / 32; /* string; the rest in bytes */
 	p->nl = s / 32;
 	p->ns = s / 4;
 	p->nb = s - 4 * p->ni - 8 * p->nd - 8 * p->nl - p->ns;
@@ -49,7 +48,8 @@ static void pl_fill(struct payload *p)
 	for (k = 0; k < p->nd; k++)
 		p->d[k] = k * 0.5 - s + 1e-3 * k;
 	for (k = 0; k < p->nl; k++)
-		p->l[k] = -(long)(k % 1000000) * 997 - s - 1; /* XDR longs: 32 bits */
+		p->l[k] = -(long)(k % 1000000) * 997 - s -
+			  1; /* XDR longs: 32 bits */
 	for (k = 0; k < p->ns; k++)
 		p->str[k] = (char)('a' + (k * 7 + s) % 26);
 	for (k = 0; k < p->nb; k++)

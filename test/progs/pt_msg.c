@@ -13,15 +13,23 @@
 
 #include "tcommon.h"
 
-#define ME "pt_msg"
-#define TAG_GO 90
+#define ME	 "pt_msg"
+#define TAG_GO	 90
 #define TAG_DONE 91
 
 /* ---- children ---- */
 
-static const int dtsize[12] = {1, 1, sizeof(short), sizeof(int), sizeof(float),
-			       2 * sizeof(float), sizeof(double), 2 * sizeof(double),
-			       sizeof(long), sizeof(unsigned short), sizeof(unsigned),
+static const int dtsize[12] = {1,
+			       1,
+			       sizeof(short),
+			       sizeof(int),
+			       sizeof(float),
+			       2 * sizeof(float),
+			       sizeof(double),
+			       2 * sizeof(double),
+			       sizeof(long),
+			       sizeof(unsigned short),
+			       sizeof(unsigned),
 			       sizeof(unsigned long)};
 
 static int child_main(char **av)
@@ -54,14 +62,16 @@ static int child_main(char **av)
 		for (dt = 1; dt < 12; dt++) {
 			int atid = -1, atag = -1, alen = -1;
 			memset(buf, 0, sizeof buf);
-			int r = pvm_precv(par, 200 + dt, buf, 1000, dt, &atid, &atag, &alen);
+			int r = pvm_precv(par, 200 + dt, buf, 1000, dt, &atid,
+					  &atag, &alen);
 			int info[4] = {r, atid, atag, alen};
 			pvm_psend(par, 300 + dt, info, 4, PVM_INT);
 			pvm_psend(par, 200 + dt, buf, 1000, dt);
 		}
 		/* send -> precv: a packed Raw message read by precv */
 		int ints[5] = {0}, atid, atag, alen = -1;
-		int r = pvm_precv(par, 400, ints, 5, PVM_INT, &atid, &atag, &alen);
+		int r = pvm_precv(par, 400, ints, 5, PVM_INT, &atid, &atag,
+				  &alen);
 		int info[4] = {r, atid, atag, alen};
 		pvm_psend(par, 401, info, 4, PVM_INT);
 		pvm_psend(par, 402, ints, 5, PVM_INT);
@@ -97,9 +107,11 @@ static int child_main(char **av)
 			res[1] = p ? pvm_upkbyte((char *)p, (int)n, 1) : -99;
 			size_t i, bad = 0;
 			for (i = 0; p && i < n; i += 4093)
-				bad += p[i] != (unsigned char)(i * 131 + (i >> 20));
+				bad += p[i] !=
+				       (unsigned char)(i * 131 + (i >> 20));
 			for (i = n > 65536 ? n - 65536 : 0; p && i < n; i++)
-				bad += p[i] != (unsigned char)(i * 131 + (i >> 20));
+				bad += p[i] !=
+				       (unsigned char)(i * 131 + (i >> 20));
 			res[2] = (int)bad;
 			free(p);
 		}
@@ -133,7 +145,8 @@ static int child_main(char **av)
 		for (i = 0; i < n; i++)
 			p[i] = (unsigned char)(i * 131 + (i >> 20));
 		/* pack first, announce, then send at once */
-		int big = pvm_mkbuf(PvmDataRaw), small = pvm_mkbuf(PvmDataDefault), z = 0;
+		int big = pvm_mkbuf(PvmDataRaw),
+		    small = pvm_mkbuf(PvmDataDefault), z = 0;
 		pvm_setsbuf(big);
 		pvm_pkbyte((char *)p, (int)n, 1);
 		pvm_setsbuf(small);
@@ -211,7 +224,8 @@ static int test_match(void)
 		t_send_int(me, t, t * 10);
 	CHECK(t_recv(me, 6, 10) > 0, "self tag 6");
 	EQ(t_upk1(), 60);
-	int (*old)(int, int, int) = (int (*)(int, int, int))pvm_recvf(recvf_odd);
+	int (*old)(int, int, int) =
+		(int (*)(int, int, int))pvm_recvf(recvf_odd);
 	b = pvm_recv(-1, -1);
 	pvm_bufinfo(b, &len, &tag, &src);
 	EQ(tag, 3);
@@ -267,7 +281,8 @@ static int test_trecv(void)
 		dt = t_now() - t0;
 		CHECK(b > 0, "trecv: message lost (%d)", b);
 		EQ(t_upk1(), 4242);
-		CHECK(dt >= 0.25 && dt < 10.0, "trecv returned after %.3f s", dt);
+		CHECK(dt >= 0.25 && dt < 10.0, "trecv returned after %.3f s",
+		      dt);
 		t_send_int(c, TAG_DONE, 0);
 	}
 	/* NULL timeout blocks like pvm_recv */
@@ -295,13 +310,16 @@ static int test_psend(void)
 		return t_done("psend");
 	static unsigned char out[1 << 16], in[1 << 16];
 	int dt, n = 1000;
-	/* PVM_STR: the reference returns PvmNotImpl; if it works, it must work */
+	/* PVM_STR: the reference returns PvmNotImpl; if it works, it must work
+	 */
 	char str[] = "a psend string", sgot[64] = "";
 	int rs = pvm_psend(me, 199, str, (int)sizeof str, PVM_STR);
 	CHECK(rs == 0 || rs == PvmNotImpl, "psend PVM_STR: %d", rs);
 	if (rs == 0) {
 		int atid = -1, atag = -1, alen = -1;
-		EQ(pvm_precv(me, 199, sgot, sizeof sgot, PVM_STR, &atid, &atag, &alen), 0);
+		EQ(pvm_precv(me, 199, sgot, sizeof sgot, PVM_STR, &atid, &atag,
+			     &alen),
+		   0);
 		CHECK(!strcmp(sgot, str), "PVM_STR got '%s'", sgot);
 		EQ(alen, (int)sizeof str);
 	}
@@ -311,12 +329,14 @@ static int test_psend(void)
 	}
 	for (dt = 1; dt < 12; dt++) {
 		int info[4] = {0}, atid = -1, atag = -1, alen = -1;
-		CHECK(t_recv(c, 300 + dt, 20) > 0, "no precv report for type %d", dt);
+		CHECK(t_recv(c, 300 + dt, 20) > 0,
+		      "no precv report for type %d", dt);
 		pvm_upkint(info, 4, 1);
 		EQ(info[0], 0);
 		EQ(info[1], me);
 		EQ(info[2], 200 + dt);
-		CHECK(info[3] == n * dtsize[dt], "type %d: child's alen %d, expected %d bytes", dt,
+		CHECK(info[3] == n * dtsize[dt],
+		      "type %d: child's alen %d, expected %d bytes", dt,
 		      info[3], n * dtsize[dt]);
 		memset(in, 0, sizeof in);
 		int r = pvm_precv(c, 200 + dt, in, n, dt, &atid, &atag, &alen);
@@ -325,8 +345,10 @@ static int test_psend(void)
 		EQ(atag, 200 + dt);
 		EQ(alen, n * dtsize[dt]);
 		fill(out, sizeof out, dt);
-		CHECK(!memcmp(in, out, (size_t)n * dtsize[dt]), "type %d: data differs", dt);
-		CHECK(in[n * dtsize[dt]] == 0, "type %d: wrote past the data", dt);
+		CHECK(!memcmp(in, out, (size_t)n * dtsize[dt]),
+		      "type %d: data differs", dt);
+		CHECK(in[n * dtsize[dt]] == 0, "type %d: wrote past the data",
+		      dt);
 	}
 	/* send (Raw) -> precv */
 	int ints[5] = {11, -22, 33, -44, 55}, got[5] = {0}, info[4];
@@ -350,16 +372,16 @@ static int test_psend(void)
 	unsigned char x[8] = {0};
 	t_recv(c, 404, 20);
 	pvm_upkbyte((char *)x, 8, 1);
-	CHECK(x[0] == 1 && x[1] == 2 && x[2] == 3 && x[3] == 4, "XDR bytes %02x %02x %02x %02x",
-	      x[0], x[1], x[2], x[3]);
+	CHECK(x[0] == 1 && x[1] == 2 && x[2] == 3 && x[3] == 4,
+	      "XDR bytes %02x %02x %02x %02x", x[0], x[1], x[2], x[3]);
 	/* psend -> recv */
 	double d[3] = {0};
 	int b = t_recv(c, 405, 20), len = -1;
 	pvm_bufinfo(b, &len, NULL, NULL);
 	EQ(len, 24);
 	EQ(pvm_upkdouble(d, 3, 1), 0);
-	CHECK(d[0] == 1.5 && d[1] == -2.5 && d[2] == 1e300, "psend->recv %g %g %g", d[0], d[1],
-	      d[2]);
+	CHECK(d[0] == 1.5 && d[1] == -2.5 && d[2] == 1e300,
+	      "psend->recv %g %g %g", d[0], d[1], d[2]);
 	/* precv into a buffer smaller than the message */
 	int small[2] = {0};
 	pvm_psend(me, 406, ints, 5, PVM_INT);
@@ -475,7 +497,8 @@ static int test_direct(void)
 	for (pass = 0; pass < 2; pass++) {
 		const char *route = pass ? "direct" : "pvmd";
 		if (pass)
-			EQ(pvm_setopt(PvmRoute, PvmRouteDirect), PvmAllowDirect);
+			EQ(pvm_setopt(PvmRoute, PvmRouteDirect),
+			   PvmAllowDirect);
 		int before = count_sockets();
 		int c = t_spawn_self(ME, "pingpong", route);
 		if (c <= 0)
@@ -489,14 +512,15 @@ static int test_direct(void)
 				break;
 			int v = t_upk1();
 			if (v != i * 2 + 1) {
-				CHECK(v == i * 2 + 1, "%s: ping %d answered %d", route, i, v);
+				CHECK(v == i * 2 + 1, "%s: ping %d answered %d",
+				      route, i, v);
 				break;
 			}
 		}
 		double dt = t_now() - t0;
 		int after = count_sockets();
-		printf("%s route: %d sockets before, %d after, %.1f us per round trip\n", route,
-		       before, after, dt / 200 * 1e6);
+		printf("%s route: %d sockets before, %d after, %.1f us per round trip\n",
+		       route, before, after, dt / 200 * 1e6);
 		/* one connection each way: ours to the child's socket (opened
 		 * even though the child was not listening yet when the first
 		 * ping went out), and the one it accepted from us */
@@ -505,7 +529,8 @@ static int test_direct(void)
 			      "direct route: want a connection each way (%d -> %d sockets)",
 			      before, after);
 		else
-			CHECK(after == before, "pvmd route: sockets %d -> %d", before, after);
+			CHECK(after == before, "pvmd route: sockets %d -> %d",
+			      before, after);
 		t_send_int(c, 51, 0);
 	}
 	pvm_exit();
@@ -522,7 +547,8 @@ static int test_partial(void)
 		/* rounds 2 and 3 on a direct route (both sides ask for it) */
 		if (round == 2)
 			pvm_setopt(PvmRoute, PvmRouteDirect);
-		int c = t_spawn_self(ME, round < 2 ? "bigsend" : "bigsendd", "256");
+		int c = t_spawn_self(ME, round < 2 ? "bigsend" : "bigsendd",
+				     "256");
 		if (c <= 0)
 			break;
 		EQ(pvm_notify(PvmTaskExit, 63, 1, &c), 0);
@@ -537,32 +563,37 @@ static int test_partial(void)
 			b = pvm_nrecv(c, 61);
 			if (b > 0) {
 				pvm_bufinfo(b, &len, NULL, NULL);
-				CHECK(len == 256 << 20, "round %d: a message of %d bytes arrived", round,
-				      len);
+				CHECK(len == 256 << 20,
+				      "round %d: a message of %d bytes arrived",
+				      round, len);
 				got++;
 				break;
 			}
 			t_msleep(50);
 		}
-		printf("round %d: %s\n", round, got ? "the whole message arrived" : "nothing arrived");
+		printf("round %d: %s\n", round,
+		       got ? "the whole message arrived" : "nothing arrived");
 		/* what it sent after the big message may have arrived only
 		 * if the big one did (a send that returns before the data is
 		 * taken, as a borrowed body on shared memory, lets it send
 		 * on): never a gap */
 		int later = pvm_nrecv(c, 62) > 0;
-		CHECK(got || !later, "round %d: a later message without the big one", round);
+		CHECK(got || !later,
+		      "round %d: a later message without the big one", round);
 		cut += !got;
 		/* the VM still works: a round trip with a fresh task */
 		int e = t_spawn_self(ME, "pingpong", "pvmd");
 		if (e > 0) {
 			t_send_int(e, 50, 7);
-			CHECK(t_recv(e, 50, 20) > 0, "round %d: no answer after the kill", round);
+			CHECK(t_recv(e, 50, 20) > 0,
+			      "round %d: no answer after the kill", round);
 			EQ(t_upk1(), 8);
 			t_send_int(e, 51, 0);
 		}
 	}
 	/* the direct route's rounds at least kill it mid-message */
-	CHECK(cut > 0, "the sender was never killed in the middle of its message");
+	CHECK(cut > 0,
+	      "the sender was never killed in the middle of its message");
 	pvm_exit();
 	return t_done("partial");
 }
@@ -624,7 +655,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "child"))
 		return child_main(argv);
 	if (argc < 2) {
-		fprintf(stderr, "usage: pt_msg match|trecv|psend|mcast|big [MiB]|errors|recvbad\n");
+		fprintf(stderr,
+			"usage: pt_msg match|trecv|psend|mcast|big [MiB]|errors|recvbad\n");
 		return 2;
 	}
 	const char *t = argv[1];

@@ -30,11 +30,11 @@
 
 #include "tcommon.h"
 
-#define TAG_READY 98
-#define TAG_GO 99
+#define TAG_READY  98
+#define TAG_GO	   99
 #define HOST_SHIFT 18
-#define TASK_MASK 0x3ffff
-#define HOST_PART 0x3ffc0000
+#define TASK_MASK  0x3ffff
+#define HOST_PART  0x3ffc0000
 
 struct name {
 	char name[16];
@@ -65,7 +65,8 @@ static const char *tid_name(int tid)
 	if ((u & 0xc0000000u) == 0x80000000u && !(u & TASK_MASK))
 		snprintf(b, sizeof buf[0], "d%d", host);
 	else if (!(u & 0xc0000000u) && host && (u & TASK_MASK))
-		snprintf(b, sizeof buf[0], "t%d.%d", host, (int)(u & TASK_MASK));
+		snprintf(b, sizeof buf[0], "t%d.%d", host,
+			 (int)(u & TASK_MASK));
 	else
 		snprintf(b, sizeof buf[0], "0x%x", u);
 	return b;
@@ -166,9 +167,10 @@ static void step_notify(const char *kind, int tag, const char *list)
 {
 	int cancel = kind[0] == '~';
 	const char *k = kind + cancel;
-	int what = !strcmp(k, "TE") ? PvmTaskExit :
-		   !strcmp(k, "HD") ? PvmHostDelete :
-		   !strcmp(k, "HA") ? PvmHostAdd : -1;
+	int what = !strcmp(k, "TE")   ? PvmTaskExit
+		   : !strcmp(k, "HD") ? PvmHostDelete
+		   : !strcmp(k, "HA") ? PvmHostAdd
+				      : -1;
 	int tids[16], n = 0, r;
 	if (what == PvmHostAdd) {
 		if (nha < (int)(sizeof ha_tags / sizeof ha_tags[0]))
@@ -178,7 +180,8 @@ static void step_notify(const char *kind, int tag, const char *list)
 	} else {
 		char buf[256];
 		snprintf(buf, sizeof buf, "%s", list);
-		for (char *t = strtok(buf, ","); t && n < 16; t = strtok(NULL, ","))
+		for (char *t = strtok(buf, ","); t && n < 16;
+		     t = strtok(NULL, ","))
 			tids[n++] = tid_parse(t);
 		r = pvm_notify(what | (cancel ? PvmNotifyCancel : 0), tag, n,
 			       tids);
@@ -251,11 +254,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(s, "spawnon") && more >= 2) {
 			step_spawn(argv[i + 1], argv[i + 2]);
 			i += 2;
-		} else if ((!strcmp(s, "exit") || !strcmp(s, "kill")) && more >= 1) {
+		} else if ((!strcmp(s, "exit") || !strcmp(s, "kill")) &&
+			   more >= 1) {
 			step_go(argv[i + 1], s[0] == 'k');
 			i += 1;
 		} else if (!strcmp(s, "notify") && more >= 3) {
-			step_notify(argv[i + 1], atoi(argv[i + 2]), argv[i + 3]);
+			step_notify(argv[i + 1], atoi(argv[i + 2]),
+				    argv[i + 3]);
 			i += 3;
 		} else if (!strcmp(s, "recv") && more >= 2) {
 			step_recv(atof(argv[i + 1]), atoi(argv[i + 2]));

@@ -12,15 +12,16 @@
 
 #include "tcommon.h"
 
-#define ME "pt_order"
-#define TAG_LIST 1
+#define ME	   "pt_order"
+#define TAG_LIST   1
 #define TAG_REPORT 2
-#define TAG_DATA0 10 /* data tags 10, 11, 12 */
-#define MAXT 64
+#define TAG_DATA0  10 /* data tags 10, 11, 12 */
+#define MAXT	   64
 
 static int value(int from, int to, int seq, int k)
 {
-	uint32_t v = (uint32_t)from * 2654435761u ^ (uint32_t)to * 40503u ^ (uint32_t)seq * 97u;
+	uint32_t v = (uint32_t)from * 2654435761u ^ (uint32_t)to * 40503u ^
+		     (uint32_t)seq * 97u;
 	return (int)(v + (uint32_t)k * 7919u);
 }
 
@@ -62,10 +63,12 @@ static void take(int b, const int *tids, int n, int me, struct peerstate *ps)
 		return;
 	}
 	if (hdr[0] != from)
-		err("sender index %d in a message from %d (%d)", hdr[0], from, 0);
+		err("sender index %d in a message from %d (%d)", hdr[0], from,
+		    0);
 	int seq = hdr[1], np = hdr[2];
 	if (seq != ps[from].next)
-		err("from %d: got seq %d, expected %d", from, seq, ps[from].next);
+		err("from %d: got seq %d, expected %d", from, seq,
+		    ps[from].next);
 	if (tag != TAG_DATA0 + seq % 3)
 		err("from %d seq %d: tag %d", from, seq, tag);
 	ps[from].next = seq + 1;
@@ -81,7 +84,8 @@ static void take(int b, const int *tids, int n, int me, struct peerstate *ps)
 	}
 	for (k = 0; k < np; k++)
 		if (pl[k] != value(from, me, seq, k)) {
-			err("from %d seq %d: payload int %d wrong", from, seq, k);
+			err("from %d seq %d: payload int %d wrong", from, seq,
+			    k);
 			break;
 		}
 	int extra;
@@ -139,7 +143,8 @@ static int worker(int nmsg, const char *route)
 	}
 	for (p = 0; p < n; p++)
 		if (p != me && ps[p].count != nmsg)
-			err("from %d: %d messages, expected %d", p, ps[p].count, nmsg);
+			err("from %d: %d messages, expected %d", p, ps[p].count,
+			    nmsg);
 	/* anything more is a duplicate */
 	struct timeval tv = {0, 200000};
 	while ((b = pvm_trecv(-1, -1, &tv)) > 0) {
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "worker"))
 		return worker(atoi(argv[2]), argv[3]);
 	if (argc < 4) {
-		fprintf(stderr, "usage: pt_order NTASKS NMSG pvmd|direct|switch\n");
+		fprintf(stderr,
+			"usage: pt_order NTASKS NMSG pvmd|direct|switch\n");
 		return 2;
 	}
 	int n = atoi(argv[1]), nmsg = atoi(argv[2]), i;
@@ -193,16 +199,18 @@ int main(int argc, char **argv)
 		char why[200] = "";
 		pvm_upkint(rep, 3, 1);
 		pvm_upkstr(why);
-		CHECK(rep[1] == 0, "worker %d: %d errors, first: %s", rep[0], rep[1], why);
-		CHECK(rep[2] == (n - 1) * nmsg, "worker %d received %d messages, expected %d",
-		      rep[0], rep[2], (n - 1) * nmsg);
+		CHECK(rep[1] == 0, "worker %d: %d errors, first: %s", rep[0],
+		      rep[1], why);
+		CHECK(rep[2] == (n - 1) * nmsg,
+		      "worker %d received %d messages, expected %d", rep[0],
+		      rep[2], (n - 1) * nmsg);
 		total += rep[2];
 		reported++;
 	}
 	pvm_initsend(PvmDataDefault);
 	pvm_mcast(tids, n, TAG_LIST + 100);
-	printf("%d workers, %lld messages checked in %.1f s (%s route)\n", reported, total,
-	       t_now() - t0, argv[3]);
+	printf("%d workers, %lld messages checked in %.1f s (%s route)\n",
+	       reported, total, t_now() - t0, argv[3]);
 	pvm_exit();
 	return t_done("order");
 }

@@ -34,10 +34,10 @@
 
 #include "tcommon.h"
 
-#define TAG_EXIT 9001
+#define TAG_EXIT  9001
 #define TAG_REPLY 9002
-#define TAG_OUT 77
-#define TAG_SELF 55
+#define TAG_OUT	  77
+#define TAG_SELF  55
 
 /* ---- children ---- */
 

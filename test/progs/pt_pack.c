@@ -13,14 +13,27 @@
 
 #include "tcommon.h"
 
-#define ME "pt_pack"
-#define TAG_CASE 100
-#define TAG_ECHO 101
+#define ME	   "pt_pack"
+#define TAG_CASE   100
+#define TAG_ECHO   101
 #define TAG_DETAIL 102
-#define TAG_END 103
+#define TAG_END	   103
 
-enum { T_BYTE, T_SHORT, T_INT, T_LONG, T_FLOAT, T_DOUBLE, T_CPLX, T_DCPLX,
-       T_USHORT, T_UINT, T_ULONG, T_STR, T_N };
+enum {
+	T_BYTE,
+	T_SHORT,
+	T_INT,
+	T_LONG,
+	T_FLOAT,
+	T_DOUBLE,
+	T_CPLX,
+	T_DCPLX,
+	T_USHORT,
+	T_UINT,
+	T_ULONG,
+	T_STR,
+	T_N
+};
 
 static const char *encname[] = {"Default", "Raw", "InPlace"};
 
@@ -32,9 +45,15 @@ struct ptype {
 };
 
 /* Adapters: the pk/upk functions take typed pointers. */
-#define ADAPT(n, T)                                                                 \
-	static int pk_##n(void *p, int k, int s) { return pvm_pk##n((T *)p, k, s); } \
-	static int upk_##n(void *p, int k, int s) { return pvm_upk##n((T *)p, k, s); }
+#define ADAPT(n, T)                                                            \
+	static int pk_##n(void *p, int k, int s)                               \
+	{                                                                      \
+		return pvm_pk##n((T *)p, k, s);                                \
+	}                                                                      \
+	static int upk_##n(void *p, int k, int s)                              \
+	{                                                                      \
+		return pvm_upk##n((T *)p, k, s);                               \
+	}
 ADAPT(byte, char)
 ADAPT(short, short)
 ADAPT(int, int)
@@ -68,21 +87,34 @@ static const struct ptype types[T_N] = {
 static void gen(int type, int enc, int i, void *out)
 {
 	uint32_t u = (uint32_t)i * 2654435761u + 12345u;
-	uint64_t w = (uint64_t)i * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
+	uint64_t w =
+		(uint64_t)i * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
 	switch (type) {
-	case T_BYTE: *(char *)out = (char)(u >> 13); break;
-	case T_SHORT: *(short *)out = (short)(u >> 7); break;
+	case T_BYTE:
+		*(char *)out = (char)(u >> 13);
+		break;
+	case T_SHORT:
+		*(short *)out = (short)(u >> 7);
+		break;
 	case T_INT:
 		*(int *)out = i == 0 ? INT_MIN : i == 1 ? INT_MAX : (int)u;
 		break;
 	case T_LONG:
 		if (enc == PvmDataDefault)
-			*(long *)out = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : (long)(int32_t)u;
+			*(long *)out = i == 0	? INT32_MIN
+				       : i == 1 ? INT32_MAX
+						: (long)(int32_t)u;
 		else
-			*(long *)out = i == 0 ? LONG_MIN : i == 1 ? LONG_MAX : (long)w;
+			*(long *)out = i == 0	? LONG_MIN
+				       : i == 1 ? LONG_MAX
+						: (long)w;
 		break;
-	case T_FLOAT: *(float *)out = (float)((int)u >> 8) / 64.0f; break;
-	case T_DOUBLE: *(double *)out = (double)(int64_t)w / 3.0e5; break;
+	case T_FLOAT:
+		*(float *)out = (float)((int)u >> 8) / 64.0f;
+		break;
+	case T_DOUBLE:
+		*(double *)out = (double)(int64_t)w / 3.0e5;
+		break;
 	case T_CPLX:
 		((float *)out)[0] = (float)(int)(u >> 9) * 0.5f;
 		((float *)out)[1] = -(float)i - 0.25f;
@@ -91,13 +123,19 @@ static void gen(int type, int enc, int i, void *out)
 		((double *)out)[0] = (double)(int64_t)w * 1e-3;
 		((double *)out)[1] = -1.0 / (i + 1);
 		break;
-	case T_USHORT: *(unsigned short *)out = (unsigned short)(65535u - (u >> 16)); break;
-	case T_UINT: *(unsigned *)out = i == 0 ? UINT_MAX : u; break;
+	case T_USHORT:
+		*(unsigned short *)out = (unsigned short)(65535u - (u >> 16));
+		break;
+	case T_UINT:
+		*(unsigned *)out = i == 0 ? UINT_MAX : u;
+		break;
 	case T_ULONG:
 		if (enc == PvmDataDefault)
-			*(unsigned long *)out = i == 0 ? 0xffffffffUL : (unsigned long)u;
+			*(unsigned long *)out =
+				i == 0 ? 0xffffffffUL : (unsigned long)u;
 		else
-			*(unsigned long *)out = i == 0 ? ULONG_MAX : (unsigned long)w;
+			*(unsigned long *)out =
+				i == 0 ? ULONG_MAX : (unsigned long)w;
 		break;
 	}
 }
@@ -165,8 +203,11 @@ static int unpack_check(const struct ccase *c, int stride, char *why, size_t wl,
 			gen_str(k, exp, sizeof exp);
 			if (r != 0 || strcmp(got, exp)) {
 				if (!errs++)
-					snprintf(why, wl, "string %d: r=%d len %zu, expected len %zu",
-						 k, r, strnlen(got, sizeof got), strlen(exp));
+					snprintf(
+						why, wl,
+						"string %d: r=%d len %zu, expected len %zu",
+						k, r, strnlen(got, sizeof got),
+						strlen(exp));
 			}
 		}
 		return errs;
@@ -185,15 +226,18 @@ static int unpack_check(const struct ccase *c, int stride, char *why, size_t wl,
 		unsigned char *at = d + (size_t)k * stride * sz;
 		if (memcmp(at, e, sz)) {
 			if (!errs++)
-				snprintf(why, wl, "%s item %d of %d (stride %d) differs", types[c->type].name,
-					 k, c->n, stride);
+				snprintf(why, wl,
+					 "%s item %d of %d (stride %d) differs",
+					 types[c->type].name, k, c->n, stride);
 		}
 		int g;
 		for (g = 1; g < stride && k < c->n - 1; g++)
 			if (memcmp(at + g * sz, sent, sz)) {
 				if (!errs++)
-					snprintf(why, wl, "%s: gap after item %d overwritten",
-						 types[c->type].name, k);
+					snprintf(
+						why, wl,
+						"%s: gap after item %d overwritten",
+						types[c->type].name, k);
 			}
 	}
 	if (keep)
@@ -232,7 +276,8 @@ static int child_matrix(void)
 			break;
 		int hdr[6];
 		pvm_upkint(hdr, 6, 1);
-		struct ccase c = {hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]};
+		struct ccase c = {hdr[0], hdr[1], hdr[2],
+				  hdr[3], hdr[4], hdr[5]};
 		char why[200] = "";
 		unsigned char *got = NULL;
 		int errs = unpack_check(&c, c.ustride, why, sizeof why, &got);
@@ -240,7 +285,8 @@ static int child_matrix(void)
 		int extra;
 		if (pvm_upkint(&extra, 1, 1) != PvmNoData) {
 			if (!errs++)
-				snprintf(why, sizeof why, "no PvmNoData past the end");
+				snprintf(why, sizeof why,
+					 "no PvmNoData past the end");
 		}
 		/* echo back what we unpacked, same encoding, from our stride */
 		pvm_initsend(c.enc);
@@ -251,7 +297,8 @@ static int child_matrix(void)
 			size_t sz = types[c.type].size, k;
 			unsigned char *flat = malloc(sz * c.n);
 			for (k = 0; k < (size_t)c.n; k++)
-				memcpy(flat + k * sz, got + k * c.ustride * sz, sz);
+				memcpy(flat + k * sz, got + k * c.ustride * sz,
+				       sz);
 			free(got);
 			got = flat;
 			pack_case(&c, got, 1);
@@ -283,15 +330,18 @@ static int test_matrix(void)
 		struct ccase c;
 		case_of(&c, k);
 		int hdr[6] = {c.id, c.type, c.enc, c.stride, c.ustride, c.n};
-		unsigned char *d = c.type == T_STR ? NULL : make_data(&c, c.stride);
+		unsigned char *d =
+			c.type == T_STR ? NULL : make_data(&c, c.stride);
 		EQ(pvm_initsend(c.enc) > 0, 1);
 		EQ(pvm_pkint(hdr, 6, 1), 0);
 		int r = pack_case(&c, d, c.stride);
 		int exp = pack_expect(&c);
-		CHECK(r == exp, "%s %s stride %d: pack returned %d, expected %d", encname[c.enc],
-		      types[c.type].name, c.stride, r, exp);
+		CHECK(r == exp,
+		      "%s %s stride %d: pack returned %d, expected %d",
+		      encname[c.enc], types[c.type].name, c.stride, r, exp);
 		if (exp == 0 && r == 0) {
-			/* InPlace reads the data at send time: change nothing before */
+			/* InPlace reads the data at send time: change nothing
+			 * before */
 			EQ(pvm_send(child, TAG_CASE), 0);
 			sent++;
 		} else if (exp)
@@ -308,11 +358,11 @@ static int test_matrix(void)
 		struct ccase c;
 		case_of(&c, ce[0]);
 		char why[200] = "";
-		CHECK(ce[1] == 0, "%s %s stride %d n %d: child found %d errors", encname[c.enc],
-		      types[c.type].name, c.stride, c.n, ce[1]);
+		CHECK(ce[1] == 0, "%s %s stride %d n %d: child found %d errors",
+		      encname[c.enc], types[c.type].name, c.stride, c.n, ce[1]);
 		int errs = unpack_check(&c, 1, why, sizeof why, NULL);
-		CHECK(errs == 0, "%s %s stride %d n %d echo: %s", encname[c.enc],
-		      types[c.type].name, c.stride, c.n, why);
+		CHECK(errs == 0, "%s %s stride %d n %d echo: %s",
+		      encname[c.enc], types[c.type].name, c.stride, c.n, why);
 		if (ce[1]) {
 			int db = t_recv(child, TAG_DETAIL, 10);
 			if (db > 0) {
@@ -324,7 +374,8 @@ static int test_matrix(void)
 	}
 	pvm_initsend(PvmDataDefault);
 	pvm_send(child, TAG_END);
-	printf("cases %d sent %d echoed %d notimpl %d\n", NCASES, sent, echoed, notimpl);
+	printf("cases %d sent %d echoed %d notimpl %d\n", NCASES, sent, echoed,
+	       notimpl);
 	pvm_exit();
 	return t_done("matrix");
 }
@@ -406,7 +457,8 @@ static int test_longs(void)
 {
 	int me = pvm_mytid();
 	CHECK(me > 0, "mytid %d", me);
-	long big = 1L << 40, nbig = -(1L << 40), v[6] = {-1, -123456789, INT32_MIN, INT32_MAX, 0, 77};
+	long big = 1L << 40, nbig = -(1L << 40),
+	     v[6] = {-1, -123456789, INT32_MIN, INT32_MAX, 0, 77};
 	unsigned long ubig = 1UL << 32, uv[3] = {0xffffffffUL, 0, 4000000000UL};
 
 	pvm_initsend(PvmDataDefault);
@@ -429,9 +481,11 @@ static int test_longs(void)
 	EQ(pvm_upkulong(ug, 3, 1), 0);
 	int i;
 	for (i = 0; i < 6; i++)
-		CHECK(g[i] == v[i], "Default long %d: got %ld, sent %ld", i, g[i], v[i]);
+		CHECK(g[i] == v[i], "Default long %d: got %ld, sent %ld", i,
+		      g[i], v[i]);
 	for (i = 0; i < 3; i++)
-		CHECK(ug[i] == uv[i], "Default ulong %d: got %lu, sent %lu", i, ug[i], uv[i]);
+		CHECK(ug[i] == uv[i], "Default ulong %d: got %lu, sent %lu", i,
+		      ug[i], uv[i]);
 
 	/* Raw keeps all 64 bits */
 	long rv[3] = {big, nbig, LONG_MIN};
@@ -446,9 +500,11 @@ static int test_longs(void)
 	pvm_upklong(rg, 3, 1);
 	pvm_upkulong(rug, 2, 1);
 	for (i = 0; i < 3; i++)
-		CHECK(rg[i] == rv[i], "Raw long %d: got %ld, sent %ld", i, rg[i], rv[i]);
+		CHECK(rg[i] == rv[i], "Raw long %d: got %ld, sent %ld", i,
+		      rg[i], rv[i]);
 	for (i = 0; i < 2; i++)
-		CHECK(rug[i] == ru[i], "Raw ulong %d: got %lu, sent %lu", i, rug[i], ru[i]);
+		CHECK(rug[i] == ru[i], "Raw ulong %d: got %lu, sent %lu", i,
+		      rug[i], ru[i]);
 	pvm_exit();
 	return t_done("longs");
 }
@@ -460,14 +516,17 @@ static int test_packf(void)
 	for (enc = 0; enc < 2; enc++) {
 		int ia[6] = {1, -2, 3, -4, 5, -6}, ib[5] = {0};
 		double da[4] = {1.5, -2.25, 1e300, -0.0}, db[4] = {0};
-		float fa[4] = {0.5f, 2.0f, -3.0f, 1e30f}, cx[4] = {1, 2, 3, 4}, cxb[4] = {0};
+		float fa[4] = {0.5f, 2.0f, -3.0f, 1e30f}, cx[4] = {1, 2, 3, 4},
+		      cxb[4] = {0};
 		double zx[4] = {1e-300, 2, -3, 4}, zxb[4] = {0};
 		short sa[3] = {-32768, 7, 32767}, sb[3] = {0};
 		char bytes[5] = {'a', 'b', 0, (char)0xff, 'e'}, bb[5] = {0};
-		int r = pvm_packf("%+ %c %hd %d %ld %ud %hud %lud %f %lf %s %*d %3.2d %*.*lf %2x %2lx %3hd %5c %2f",
-				  enc, 'Q', (short)-1234, -7654321, -99L, 4000000000u,
-				  (unsigned short)65000, 4000000001UL, 0.75, -1.0e-5, "packf string",
-				  6, ia, ia, 2, 2, da, cx, zx, sa, bytes, fa);
+		int r = pvm_packf(
+			"%+ %c %hd %d %ld %ud %hud %lud %f %lf %s %*d %3.2d %*.*lf %2x %2lx %3hd %5c %2f",
+			enc, 'Q', (short)-1234, -7654321, -99L, 4000000000u,
+			(unsigned short)65000, 4000000001UL, 0.75, -1.0e-5,
+			"packf string", 6, ia, ia, 2, 2, da, cx, zx, sa, bytes,
+			fa);
 		EQ(r, 0);
 		EQ(pvm_send(me, 11), 0);
 		EQ(t_recv(me, 11, 10) > 0, 1);
@@ -481,9 +540,10 @@ static int test_packf(void)
 		float f = 0;
 		double lf = 0;
 		float fb[2] = {0};
-		r = pvm_unpackf("%c %hd %d %ld %ud %hud %lud %f %lf %s %*d %3.2d %*.*lf %2x %2lx %3hd %5c %2f",
-				&c, &h, &d, &l, &u, &hu, &lu, &f, &lf, str, 6, iall, ib, 2, 2, db,
-				cxb, zxb, sb, bb, fb);
+		r = pvm_unpackf(
+			"%c %hd %d %ld %ud %hud %lud %f %lf %s %*d %3.2d %*.*lf %2x %2lx %3hd %5c %2f",
+			&c, &h, &d, &l, &u, &hu, &lu, &f, &lf, str, 6, iall, ib,
+			2, 2, db, cxb, zxb, sb, bb, fb);
 		EQ(r, 0);
 		EQ(c, 'Q');
 		EQ(h, -1234);
@@ -497,16 +557,22 @@ static int test_packf(void)
 		CHECK(!strcmp(str, "packf string"), "%%s '%s'", str);
 		for (i = 0; i < 6; i++)
 			EQ(iall[i], ia[i]);
-		/* %3.2d: ia[0], ia[2], ia[4] packed, unpacked to ib[0], ib[2], ib[4] */
-		CHECK(ib[0] == ia[0] && ib[2] == ia[2] && ib[4] == ia[4] && ib[1] == 0 && ib[3] == 0,
-		      "%%3.2d %d %d %d %d %d", ib[0], ib[1], ib[2], ib[3], ib[4]);
-		CHECK(db[0] == da[0] && db[2] == da[2], "%%*.*lf %g %g", db[0], db[2]);
+		/* %3.2d: ia[0], ia[2], ia[4] packed, unpacked to ib[0], ib[2],
+		 * ib[4] */
+		CHECK(ib[0] == ia[0] && ib[2] == ia[2] && ib[4] == ia[4] &&
+			      ib[1] == 0 && ib[3] == 0,
+		      "%%3.2d %d %d %d %d %d", ib[0], ib[1], ib[2], ib[3],
+		      ib[4]);
+		CHECK(db[0] == da[0] && db[2] == da[2], "%%*.*lf %g %g", db[0],
+		      db[2]);
 		for (i = 0; i < 4; i++)
-			CHECK(cxb[i] == cx[i] && zxb[i] == zx[i], "complex %d: %g %g", i, cxb[i], zxb[i]);
+			CHECK(cxb[i] == cx[i] && zxb[i] == zx[i],
+			      "complex %d: %g %g", i, cxb[i], zxb[i]);
 		for (i = 0; i < 3; i++)
 			EQ(sb[i], sa[i]);
 		EQ(memcmp(bb, bytes, 5), 0);
-		CHECK(fb[0] == fa[0] && fb[1] == fa[1], "%%2f %g %g", fb[0], fb[1]);
+		CHECK(fb[0] == fa[0] && fb[1] == fa[1], "%%2f %g %g", fb[0],
+		      fb[1]);
 		EQ(pvm_upkint(&d, 1, 1), PvmNoData);
 	}
 	/* packf and pk* produce the same message */
@@ -555,7 +621,8 @@ static int test_errors(void)
 	EQ(pvm_pkint(&x, 1, 1), PvmNoBuf);
 	EQ(pvm_setrbuf(0) >= 0, 1);
 	EQ(pvm_upkint(&x, 1, 1), PvmNoBuf);
-	/* getrbuf / setrbuf and pvm_pkmesg / pvm_upkmesg: a message inside a message */
+	/* getrbuf / setrbuf and pvm_pkmesg / pvm_upkmesg: a message inside a
+	 * message */
 	pvm_initsend(PvmDataRaw);
 	int inner[3] = {4, 5, 6};
 	pvm_pkint(inner, 3, 1);
@@ -584,7 +651,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "child"))
 		return child_matrix();
 	if (argc < 2) {
-		fprintf(stderr, "usage: pt_pack matrix|mixed|longs|packf|errors\n");
+		fprintf(stderr,
+			"usage: pt_pack matrix|mixed|longs|packf|errors\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "matrix"))

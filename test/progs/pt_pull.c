@@ -26,14 +26,14 @@
 #include "tcommon.h"
 #include "tpattern.h"
 
-#define ME "pt_pull"
-#define T_DATA 20 /* churn: 20-22 */
+#define ME	"pt_pull"
+#define T_DATA	20 /* churn: 20-22 */
 #define T_READY 12
-#define T_EXIT 14
-#define T_RES 15
+#define T_EXIT	14
+#define T_RES	15
 
 #define STALL_MS 1000
-#define CHURN_N 300
+#define CHURN_N	 300
 
 /* Spawns a child in `mode` (with an exit notify to us if `notify`) and
  * waits until it says ready.  Returns its tid. */
@@ -109,7 +109,8 @@ static int child_stalled(void)
 			int cc = stalls[i].enc == PvmDataDefault
 					 ? pvm_upkint((int *)b, n / 4, 1)
 					 : pvm_upkbyte((char *)b, n, 1);
-			first = cc < 0 ? -2 : (int)bad(b, (size_t)n, (unsigned)i);
+			first = cc < 0 ? -2
+				       : (int)bad(b, (size_t)n, (unsigned)i);
 		}
 		double res[2] = {first, got};
 		pvm_psend(parent, T_RES, res, 2, PVM_DOUBLE);
@@ -145,14 +146,14 @@ static void stalled_rounds(void)
 		int ms = (int)((res[1] - sent) * 1000);
 		printf("%s: %d bytes in %d ms while the sender slept %d ms, "
 		       "first bad byte %d\n",
-		       stalls[i].enc < 0		   ? "psend"
+		       stalls[i].enc < 0	     ? "psend"
 		       : stalls[i].enc == PvmDataRaw ? "Raw"
 						     : "Default",
 		       n, ms, STALL_MS, (int)res[0]);
 		EQ(res[0], -1);
 		CHECK(ms >= 0 && ms < STALL_MS / 2,
-		      "%d bytes took %d ms while the sender slept %d ms", n,
-		      ms, STALL_MS);
+		      "%d bytes took %d ms while the sender slept %d ms", n, ms,
+		      STALL_MS);
 	}
 	free(b);
 }
@@ -182,8 +183,7 @@ static int child_churn(void)
 		int n = churn_bytes(i), len = 0, tag = 0;
 		int id = pvm_recv(parent, -1);
 		if (id <= 0 || pvm_bufinfo(id, &len, &tag, NULL) < 0 ||
-		    tag != T_DATA + i % 3 ||
-		    pvm_upkbyte((char *)b, n, 1) < 0 ||
+		    tag != T_DATA + i % 3 || pvm_upkbyte((char *)b, n, 1) < 0 ||
 		    bad(b, (size_t)n, (unsigned)i) != -1)
 			wrong++;
 		usleep((useconds_t)(rand() % 200));
@@ -268,7 +268,7 @@ static int do_killsend(void)
 
 /* ---- exit ---- */
 
-#define EXIT_BYTES (3 << 20)
+#define EXIT_BYTES  (3 << 20)
 #define EXIT_ROUNDS 20
 
 /* Sends EXIT_BYTES of pattern 6 once the parent says go, and leaves. */

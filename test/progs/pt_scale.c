@@ -75,7 +75,8 @@ static int spawn_all(const char *self, int n, int batch, int exhaust, int *tids)
 	int started = 0, refused = 0, badcode = 0;
 	for (int done = 0; done < n; done += batch) {
 		int k = n - done < batch ? n - done : batch;
-		int cc = pvm_spawn((char *)self, argv, PvmTaskDefault, "", k, slot);
+		int cc = pvm_spawn((char *)self, argv, PvmTaskDefault, "", k,
+				   slot);
 		if (cc < 0 && exhaust && is_resource_error(cc)) {
 			refused += k; /* the whole call refused */
 			continue;
@@ -91,7 +92,8 @@ static int spawn_all(const char *self, int n, int batch, int exhaust, int *tids)
 			} else {
 				refused++;
 				if (!is_resource_error(slot[i]) && !badcode++)
-					CHECK(0, "slot %d: code %d, not a resource error",
+					CHECK(0,
+					      "slot %d: code %d, not a resource error",
 					      done + i, slot[i]);
 			}
 		}
@@ -121,7 +123,8 @@ static int wait_hellos(int n, const int *tids, char *said, int exhaust,
 		struct timeval tmo = {(long)rest, 0};
 		int b = pvm_trecv(-1, -1, &tmo);
 		if (b <= 0) {
-			CHECK(0, "pvm_trecv: %d (%d tasks not heard of)", b, left);
+			CHECK(0, "pvm_trecv: %d (%d tasks not heard of)", b,
+			      left);
 			return hellos;
 		}
 		int len, tag, src, who = 0;
@@ -200,8 +203,9 @@ static int master(int exhaust, int n, int batch, const char *self)
 	EQ(pvm_config(&nhost, &narch, &hi), 0);
 	EQ(nhost, 1);
 	int listed = count_children(me);
-	CHECK(listed >= hellos, "pvm_tasks lists %d of our children, %d enrolled",
-	      listed, hellos);
+	CHECK(listed >= hellos,
+	      "pvm_tasks lists %d of our children, %d enrolled", listed,
+	      hellos);
 
 	/* release them all at once, then wait for every exit */
 	int *live = malloc(sizeof *live * (size_t)(hellos + 1));
@@ -219,7 +223,8 @@ static int master(int exhaust, int n, int batch, const char *self)
 		struct timeval tmo = {rest > 1 ? (long)rest : 1, 0};
 		int b = pvm_trecv(-1, TAG_EXIT, &tmo);
 		if (b <= 0) {
-			CHECK(0, "exit notices: %d of %d (%d)", exits, nlive, b);
+			CHECK(0, "exit notices: %d of %d (%d)", exits, nlive,
+			      b);
 			break;
 		}
 		exits++;
@@ -231,7 +236,8 @@ static int master(int exhaust, int n, int batch, const char *self)
 		/* room again: a new spawn works */
 		int again[4];
 		char *argv[] = {"child", NULL};
-		int cc = pvm_spawn((char *)self, argv, PvmTaskDefault, "", 4, again);
+		int cc = pvm_spawn((char *)self, argv, PvmTaskDefault, "", 4,
+				   again);
 		EQ(cc, 4);
 		if (cc > 0) {
 			EQ(pvm_notify(PvmTaskExit, TAG_EXIT, cc, again), 0);
@@ -256,8 +262,10 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child"))
 		return child();
-	if (argc < 3 || (strcmp(argv[1], "all") && strcmp(argv[1], "exhaust"))) {
-		fprintf(stderr, "usage: pt_scale all|exhaust N [BATCH] | child\n");
+	if (argc < 3 ||
+	    (strcmp(argv[1], "all") && strcmp(argv[1], "exhaust"))) {
+		fprintf(stderr,
+			"usage: pt_scale all|exhaust N [BATCH] | child\n");
 		return 2;
 	}
 	int n = atoi(argv[2]);

@@ -39,8 +39,8 @@ static int spawn1(const char *mode, char *arg)
 
 /* ---- the parent's side of each mode ---- */
 
-static const size_t sizes[] = {0, 1, 8, 100, 4064, 4096, 65504, 65536,
-			       100000, 200003, 1 << 20, 5 << 20};
+static const size_t sizes[] = {0,     1,     8,	     100,    4064,    4096,
+			       65504, 65536, 100000, 200003, 1 << 20, 5 << 20};
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 
 /* One round trip of `n` bytes to an echo child by one method. */
@@ -135,7 +135,8 @@ static int do_paths(void)
 	int seen = 0;
 	for (int i = 0; i < 3; i++) {
 		int src = 0, got = 0;
-		EQ(pvm_precv(-1, T_DATA, q, (int)n, PVM_BYTE, &src, NULL, &got), 0);
+		EQ(pvm_precv(-1, T_DATA, q, (int)n, PVM_BYTE, &src, NULL, &got),
+		   0);
 		EQ(got, n);
 		CHECK(bad(q, n, 55) < 0, "mcast data");
 		for (int k = 0; k < 3; k++)
@@ -419,8 +420,8 @@ static int do_exitsend(int n)
 			_exit(127);
 		}
 		int c = -1;
-		if (pid < 0 ||
-		    pvm_precv(-1, T_READY, NULL, 0, PVM_BYTE, &c, NULL, NULL) < 0) {
+		if (pid < 0 || pvm_precv(-1, T_READY, NULL, 0, PVM_BYTE, &c,
+					 NULL, NULL) < 0) {
 			CHECK(0, "start sender %d", i);
 			break;
 		}
@@ -433,15 +434,17 @@ static int do_exitsend(int n)
 			int b = pvm_trecv(c, -1, &tv), tag = -1, v = -1;
 			double dt = t_now() - t1;
 			if (b <= 0 || dt > 2) {
-				CHECK(0, "round %d: message %d %s after %.2f s", i,
-				      k, b > 0 ? "received" : "not received", dt);
+				CHECK(0, "round %d: message %d %s after %.2f s",
+				      i, k, b > 0 ? "received" : "not received",
+				      dt);
 				lost++;
 				break;
 			}
 			pvm_bufinfo(b, NULL, &tag, NULL);
 			pvm_upkint(&v, 1, 1);
 			if (tag != T_BURST + k || v != k) {
-				CHECK(0, "round %d: message %d has tag %d value %d",
+				CHECK(0,
+				      "round %d: message %d has tag %d value %d",
 				      i, k, tag, v);
 				break;
 			}
@@ -465,8 +468,9 @@ static double cpu_secs(int pid)
 	char *p = strrchr(buf, ')');
 	unsigned long ut = 0, st = 0;
 	/* fields after the command: state is 3rd, utime 14th, stime 15th */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			 &ut, &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+		   &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }

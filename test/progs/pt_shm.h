@@ -6,12 +6,12 @@
 #ifndef PT_SHM_H
 #define PT_SHM_H
 
-#define ME "pt_shm"
-#define T_DATA 10
-#define T_END 11
-#define T_DEF 12
-#define T_OK 13
-#define T_EXIT 14
+#define ME	"pt_shm"
+#define T_DATA	10
+#define T_END	11
+#define T_DEF	12
+#define T_OK	13
+#define T_EXIT	14
 #define T_READY 15
 #define T_BURST 100 /* ..107: child-burst */
 

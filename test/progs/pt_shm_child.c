@@ -87,9 +87,10 @@ static int child_big(size_t bytes)
 	uint8_t *p = malloc(bytes ? bytes : 1);
 	int got = 0, st = 1;
 	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE); /* our inbox exists */
-	if (p && pvm_precv(parent, T_DATA, p, (int)bytes, PVM_BYTE, NULL, NULL,
-			   &got) == 0 && (size_t)got == bytes &&
-	    bad(p, bytes, 7) < 0)
+	if (p &&
+	    pvm_precv(parent, T_DATA, p, (int)bytes, PVM_BYTE, NULL, NULL,
+		      &got) == 0 &&
+	    (size_t)got == bytes && bad(p, bytes, 7) < 0)
 		st = 0;
 	pvm_psend(parent, T_OK, &st, 1, PVM_INT);
 	pvm_exit();
@@ -120,7 +121,8 @@ static int child_lend(int ms)
 			n++;
 		if (i == LEND_N - 1) {
 			/* Default: n MiB of bytes packed as ints */
-			if (pvm_upkint((int *)p, (int)(n * LEND_MIB / 4), 1) < 0)
+			if (pvm_upkint((int *)p, (int)(n * LEND_MIB / 4), 1) <
+			    0)
 				len = -1;
 			else
 				len = (int)(n * LEND_MIB);
@@ -129,7 +131,8 @@ static int child_lend(int ms)
 			len = -1;
 		}
 		if (len != (int)(n * LEND_MIB)) {
-			fprintf(stderr, "lend: message %d: length %d\n", i, len);
+			fprintf(stderr, "lend: message %d: length %d\n", i,
+				len);
 			errs++;
 			continue;
 		}
@@ -137,8 +140,10 @@ static int child_lend(int ms)
 			long at = bad(p + k * LEND_MIB, LEND_MIB,
 				      (unsigned)lend_parts[i][k]);
 			if (at >= 0) {
-				fprintf(stderr, "lend: message %d, part %d: "
-					"byte %ld differs\n", i, k, at);
+				fprintf(stderr,
+					"lend: message %d, part %d: "
+					"byte %ld differs\n",
+					i, k, at);
 				errs++;
 			}
 		}
@@ -159,8 +164,9 @@ static int child_slow(int n, int kib)
 	for (int i = 0; i < n; i++) {
 		int got = 0, tag = 0;
 		if (pvm_precv(parent, -1, p, (int)sz, PVM_BYTE, NULL, &tag,
-			      &got) < 0 || tag != 100 + i % 1000 ||
-		    (size_t)got != sz || bad(p, sz, (unsigned)i) >= 0)
+			      &got) < 0 ||
+		    tag != 100 + i % 1000 || (size_t)got != sz ||
+		    bad(p, sz, (unsigned)i) >= 0)
 			errs++;
 		if (i % 16 == 0)
 			t_msleep(1);
@@ -185,8 +191,8 @@ int mutual(int peer, int mib, unsigned seed_out, unsigned seed_in)
 	for (int i = 0; i < mib; i++) {
 		int got = 0;
 		if (pvm_precv(peer, T_DATA, p, (int)sz, PVM_BYTE, NULL, NULL,
-			      &got) < 0 || (size_t)got != sz ||
-		    bad(p, sz, seed_in + (unsigned)i) >= 0)
+			      &got) < 0 ||
+		    (size_t)got != sz || bad(p, sz, seed_in + (unsigned)i) >= 0)
 			errs++;
 	}
 	free(p);
@@ -249,10 +255,12 @@ int stress(int peer, int n, unsigned seed, int first)
 			rnd_pause(&seed);
 			pvm_psend(peer, T_DATA, &i, 1, PVM_INT);
 			rnd_pause(&seed);
-			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
+			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL,
+				  NULL);
 		} else {
 			rnd_pause(&seed);
-			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL, NULL);
+			pvm_precv(peer, T_DATA, &v, 1, PVM_INT, NULL, NULL,
+				  NULL);
 			rnd_pause(&seed);
 			pvm_psend(peer, T_DATA, &i, 1, PVM_INT);
 		}

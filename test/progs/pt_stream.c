@@ -29,15 +29,15 @@
 #include "tcommon.h"
 #include "tpattern.h"
 
-#define ME "pt_stream"
-#define T_DATA 10
-#define T_END 11
+#define ME	"pt_stream"
+#define T_DATA	10
+#define T_END	11
 #define T_READY 12
-#define T_GO 13
-#define T_EXIT 14
-#define T_RES 15
+#define T_GO	13
+#define T_EXIT	14
+#define T_RES	15
 
-#define BIG (16 << 20)
+#define BIG  (16 << 20)
 #define HUGE (256 << 20)
 
 static int spawn1(const char *mode, char *arg)
@@ -179,7 +179,7 @@ static int child_die(int sender, long us)
 /* Sends HUGE bytes of 0xa5 into the parent's pvm_precv after its go,
  * and is stopped for STALL_MS STALL_AT_MS into that. */
 #define STALL_AT_MS 3
-#define STALL_MS 1000
+#define STALL_MS    1000
 static int child_stall(void)
 {
 	int parent = pvm_parent(), go = stop_watcher(STALL_AT_MS, STALL_MS);
@@ -197,8 +197,7 @@ static int child_stall(void)
 
 /* One round trip of n bytes through a pvm_precv echo, sent by `how`
  * (InPlace: in `nr` ranges of uneven sizes). */
-static void round_trip(int c, const char *how, int nr, size_t n,
-		       unsigned seed)
+static void round_trip(int c, const char *how, int nr, size_t n, unsigned seed)
 {
 	uint8_t *p = xmalloc(n + 8), *q = xmalloc(n + 8);
 	int got = -1, tag = -1, src = -1;
@@ -230,9 +229,10 @@ static void round_trip(int c, const char *how, int nr, size_t n,
 static int do_paths(void)
 {
 	/* around a chunk (64 KiB), the area (8 chunks) and more */
-	static const size_t sizes[] = {65535, 65536, 65537, 131071,
-				       524288, 524289, 1048576 + 5,
-				       3 * 1048576 + 4097, BIG};
+	static const size_t sizes[] = {
+		65535,	65536,	65537,	     131071,
+		524288, 524289, 1048576 + 5, 3 * 1048576 + 4097,
+		BIG};
 	int c = spawn1("child-pecho", NULL);
 	CHECK(c > 0, "spawn");
 	for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++) {
@@ -323,8 +323,9 @@ static int do_stopped(void)
 		snprintf(arg, sizeof arg, "%d,2", pid);
 		int k = spawn1("child-cont", arg);
 		CHECK(k > 0 && t_recv(k, T_READY, 30) > 0, "helper ready");
-		const char *what = spin ? "a spinning receiver continued 2 ms in"
-					: "a sleeping receiver continued 2 ms in";
+		const char *what =
+			spin ? "a spinning receiver continued 2 ms in"
+			     : "a sleeping receiver continued 2 ms in";
 		send_pattern(c, big, what);
 		check_answer(c, what);
 	}
@@ -425,8 +426,10 @@ static int do_stall(void)
 	      "whole after the stall");
 	/* the stop came in the middle of the stream */
 	CHECK(wall >= STALL_MS * 0.9e-3, "stopped midway: %.2f s", wall);
-	CHECK(cpu < wall / 2, "a core burnt while the sender was stopped: "
-	      "%.2f s of %.2f s", cpu, wall);
+	CHECK(cpu < wall / 2,
+	      "a core burnt while the sender was stopped: "
+	      "%.2f s of %.2f s",
+	      cpu, wall);
 	free(b);
 	return t_done("stall");
 }

@@ -10,18 +10,18 @@
 
 #include "tcommon.h"
 
-#define ME "pt_task"
+#define ME	   "pt_task"
 #define TAG_REPORT 10
-#define TAG_READY 11
-#define TAG_GO 12
+#define TAG_READY  11
+#define TAG_GO	   12
 #define TAG_NOTIFY 40
 
 static int spawn1(char **argv, int flag, char *where)
 {
 	int tid = 0;
 	int n = pvm_spawn(ME, argv, flag, where, 1, &tid);
-	CHECK(n == 1 && tid > 0, "spawn %s %s: n=%d tid=%d", argv ? argv[1] : "",
-	      where ? where : "", n, tid);
+	CHECK(n == 1 && tid > 0, "spawn %s %s: n=%d tid=%d",
+	      argv ? argv[1] : "", where ? where : "", n, tid);
 	return n == 1 ? tid : -1;
 }
 
@@ -78,7 +78,8 @@ static int child_main(int ac, char **av)
 		pvm_exit();
 		return 0;
 	}
-	if (!strcmp(role, "exitnopvm")) /* no pvm_exit: the socket just closes */
+	if (!strcmp(role,
+		    "exitnopvm")) /* no pvm_exit: the socket just closes */
 		return 0;
 	if (!strcmp(role, "segv")) {
 		t_msleep(100);
@@ -94,8 +95,9 @@ static int child_main(int ac, char **av)
 		return 0;
 	}
 	if (!strcmp(role, "ctx")) {
-		/* Report our starting context, then send one message with tag 1 in
-		 * each context the parent names, carrying the context number. */
+		/* Report our starting context, then send one message with tag 1
+		 * in each context the parent names, carrying the context
+		 * number. */
 		int par = pvm_parent(), n, c[8], i;
 		int ctx = pvm_getcontext();
 		pvm_initsend(PvmDataDefault);
@@ -162,10 +164,11 @@ static int test_info(void)
 	gethostname(hn, sizeof hn);
 	if (nhost == 1 && hp) {
 		EQ(hp[0].hi_tid, 0x40000);
-		CHECK(hp[0].hi_name && !strcmp(hp[0].hi_name, hn), "hi_name %s, host %s",
+		CHECK(hp[0].hi_name && !strcmp(hp[0].hi_name, hn),
+		      "hi_name %s, host %s",
 		      hp[0].hi_name ? hp[0].hi_name : "(null)", hn);
-		CHECK(hp[0].hi_arch && !strcmp(hp[0].hi_arch, "LINUX64"), "hi_arch %s",
-		      hp[0].hi_arch ? hp[0].hi_arch : "(null)");
+		CHECK(hp[0].hi_arch && !strcmp(hp[0].hi_arch, "LINUX64"),
+		      "hi_arch %s", hp[0].hi_arch ? hp[0].hi_arch : "(null)");
 		EQ(hp[0].hi_speed, 1000);
 		EQ(hp[0].hi_dsig, 0x408c41);
 	}
@@ -181,7 +184,8 @@ static int test_info(void)
 			EQ(ti[i].ti_host, 0x40000);
 			EQ(ti[i].ti_pid, getpid());
 			EQ(ti[i].ti_flag, 4);
-			CHECK(ti[i].ti_a_out && !strcmp(ti[i].ti_a_out, ""), "a.out '%s'",
+			CHECK(ti[i].ti_a_out && !strcmp(ti[i].ti_a_out, ""),
+			      "a.out '%s'",
 			      ti[i].ti_a_out ? ti[i].ti_a_out : "(null)");
 		}
 	EQ(found, 1);
@@ -199,7 +203,8 @@ static int test_info(void)
 	EQ(pvm_pstat(me + 1000), PvmNoTask);
 
 	const char *v = pvm_version();
-	CHECK(v && !strncmp(v, "3.4.", 4) && strlen(v) > 4, "version '%s'", v ? v : "(null)");
+	CHECK(v && !strncmp(v, "3.4.", 4) && strlen(v) > 4, "version '%s'",
+	      v ? v : "(null)");
 
 	/* error strings */
 	pvm_setopt(PvmAutoErr, 0);
@@ -214,8 +219,9 @@ static int test_opts(void)
 	 * shared-memory queues (docs/shm.md); the reference has no shared
 	 * memory on this host and answers PvmBadParam */
 	static int defaults[26] = {
-		[1] = 2, [2] = 0, [3] = 1, [10] = 4080, [18] = 1,
-		[19] = PvmPollSleep, [20] = 20000,
+		[1] = 2,      [2] = 0,	[3] = 1,
+		[10] = 4080,  [18] = 1, [19] = PvmPollSleep,
+		[20] = 20000,
 	};
 	if (getenv("PVM_TEST_REF"))
 		defaults[19] = defaults[20] = PvmBadParam;
@@ -223,7 +229,8 @@ static int test_opts(void)
 	CHECK(me > 0, "mytid %d", me);
 	for (i = 1; i <= 25; i++) {
 		int v = pvm_getopt(i);
-		CHECK(v == defaults[i], "getopt(%d) = %d, expected %d", i, v, defaults[i]);
+		CHECK(v == defaults[i], "getopt(%d) = %d, expected %d", i, v,
+		      defaults[i]);
 	}
 	EQ(pvm_getopt(0), PvmBadParam);
 	EQ(pvm_getopt(999), PvmBadParam);
@@ -300,7 +307,8 @@ static int test_spawn(void)
 	char mehex[32], hn[256];
 	snprintf(mehex, sizeof mehex, "%x", me);
 	gethostname(hn, sizeof hn);
-	char *av[] = {"child", "report", mehex, "arg with spaces", "", "last", NULL};
+	char *av[] = {"child", "report", mehex, "arg with spaces",
+		      "",      "last",	 NULL};
 	struct report r;
 
 	/* plain spawn, argv, parent, siblings, exported environment */
@@ -313,28 +321,33 @@ static int test_spawn(void)
 	int n = pvm_spawn(ME, av, PvmTaskDefault, NULL, 3, tids);
 	EQ(n, 3);
 	for (i = 0; i < n; i++) {
-		CHECK(tids[i] > 0 && pvm_tidtohost(tids[i]) == pvm_tidtohost(me), "tid[%d] %x",
-		      i, tids[i]);
+		CHECK(tids[i] > 0 &&
+			      pvm_tidtohost(tids[i]) == pvm_tidtohost(me),
+		      "tid[%d] %x", i, tids[i]);
 		if (get_report(tids[i], &r))
 			continue;
 		EQ(r.tid, tids[i]);
 		EQ(r.parent, me);
 		EQ(r.ctx, 0);
 		EQ(r.argc, 7);
-		CHECK(!strcmp(r.argv[1], "child") && !strcmp(r.argv[2], "report") &&
+		CHECK(!strcmp(r.argv[1], "child") &&
+			      !strcmp(r.argv[2], "report") &&
 			      !strcmp(r.argv[3], mehex) &&
-			      !strcmp(r.argv[4], "arg with spaces") && !strcmp(r.argv[5], "") &&
+			      !strcmp(r.argv[4], "arg with spaces") &&
+			      !strcmp(r.argv[5], "") &&
 			      !strcmp(r.argv[6], "last"),
-		      "argv %s|%s|%s|%s|%s|%s", r.argv[1], r.argv[2], r.argv[3], r.argv[4],
-		      r.argv[5], r.argv[6]);
+		      "argv %s|%s|%s|%s|%s|%s", r.argv[1], r.argv[2], r.argv[3],
+		      r.argv[4], r.argv[5], r.argv[6]);
 		EQ(r.nsib, 3);
 		int k, same = 0;
 		for (k = 0; k < 3 && k < r.nsib; k++)
 			same += r.sibs[k] == tids[k];
 		EQ(same, 3);
-		CHECK(!strcmp(r.env[0], "alpha value"), "PT_EXPORT_A '%s'", r.env[0]);
+		CHECK(!strcmp(r.env[0], "alpha value"), "PT_EXPORT_A '%s'",
+		      r.env[0]);
 		CHECK(!strcmp(r.env[1], "beta"), "PT_EXPORT_B '%s'", r.env[1]);
-		CHECK(!strcmp(r.env[2], "(unset)"), "PT_NOT_EXPORTED '%s'", r.env[2]);
+		CHECK(!strcmp(r.env[2], "(unset)"), "PT_NOT_EXPORTED '%s'",
+		      r.env[2]);
 		if (i == 0) {
 			/* pvm_tasks shows the child with its fields */
 			int nt = 0, k2, found = 0;
@@ -347,8 +360,12 @@ static int test_spawn(void)
 					EQ(ti[k2].ti_host, 0x40000);
 					EQ(ti[k2].ti_pid, r.pid);
 					EQ(ti[k2].ti_flag & 4, 4);
-					CHECK(ti[k2].ti_a_out && !strcmp(ti[k2].ti_a_out, ME),
-					      "child a.out '%s'", ti[k2].ti_a_out ? ti[k2].ti_a_out : "");
+					CHECK(ti[k2].ti_a_out &&
+						      !strcmp(ti[k2].ti_a_out,
+							      ME),
+					      "child a.out '%s'",
+					      ti[k2].ti_a_out ? ti[k2].ti_a_out
+							      : "");
 				}
 			EQ(found, 1);
 			EQ(pvm_pstat(tids[0]), PvmOk);
@@ -374,12 +391,12 @@ static int test_spawn(void)
 	/* unknown host / arch */
 	int bt = 0;
 	n = pvm_spawn(ME, av, PvmTaskHost, "no-such-host.invalid", 1, &bt);
-	CHECK(n == PvmNoHost || (n == 0 && bt == PvmNoHost), "unknown host: n=%d tid=%d", n,
-	      bt);
+	CHECK(n == PvmNoHost || (n == 0 && bt == PvmNoHost),
+	      "unknown host: n=%d tid=%d", n, bt);
 	bt = 0;
 	n = pvm_spawn(ME, av, PvmTaskArch, "NOSUCHARCH", 1, &bt);
-	CHECK(n == PvmNoHost || (n == 0 && bt == PvmNoHost), "unknown arch: n=%d tid=%d", n,
-	      bt);
+	CHECK(n == PvmNoHost || (n == 0 && bt == PvmNoHost),
+	      "unknown arch: n=%d tid=%d", n, bt);
 	/* missing program */
 	int mt[2] = {0, 0};
 	n = pvm_spawn("pt_no_such_program", NULL, 0, NULL, 2, mt);
@@ -452,7 +469,8 @@ static int test_notify(void)
 	t = spawn1(anopvm, 0, NULL);
 	if (t > 0) {
 		EQ(pvm_notify(PvmTaskExit, TAG_NOTIFY + 2, 1, &t), 0);
-		expect_exit_notify(t, TAG_NOTIFY + 2, 10, "exit without pvm_exit");
+		expect_exit_notify(t, TAG_NOTIFY + 2, 10,
+				   "exit without pvm_exit");
 	}
 	t = spawn1(asegv, 0, NULL);
 	if (t > 0) {
@@ -466,7 +484,8 @@ static int test_notify(void)
 	int two[2];
 	two[0] = spawn1(await_, 0, NULL);
 	two[1] = spawn1(await_, 0, NULL);
-	if (two[0] > 0 && two[1] > 0 && wait_ready(two[0]) && wait_ready(two[1])) {
+	if (two[0] > 0 && two[1] > 0 && wait_ready(two[0]) &&
+	    wait_ready(two[1])) {
 		EQ(pvm_notify(PvmTaskExit, TAG_NOTIFY + 5, 2, two), 0);
 		pvm_kill(two[1]);
 		expect_exit_notify(two[1], TAG_NOTIFY + 5, 10, "pair 1");
@@ -478,9 +497,12 @@ static int test_notify(void)
 	if (t > 0 && wait_ready(t)) {
 		EQ(pvm_notify(PvmTaskExit, TAG_NOTIFY + 6, 1, &t), 0);
 		EQ(pvm_notify(PvmTaskExit, TAG_NOTIFY + 7, 1, &t), 0);
-		EQ(pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG_NOTIFY + 6, 1, &t), 0);
-		/* man 3 pvm_notify: cancelling delivers the notify as if the event
-		 * happened (the reference does so); the task is still alive. */
+		EQ(pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG_NOTIFY + 6, 1,
+			      &t),
+		   0);
+		/* man 3 pvm_notify: cancelling delivers the notify as if the
+		 * event happened (the reference does so); the task is still
+		 * alive. */
 		expect_exit_notify(t, TAG_NOTIFY + 6, 10, "cancelled");
 		EQ(pvm_pstat(t), PvmOk);
 		pvm_kill(t);
@@ -661,7 +683,8 @@ static int test_orphan(void)
 	int tid = 0;
 	char *av[] = {"child", "exit", NULL};
 	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
-	CHECK(n < 0 || (n == 0 && tid < 0), "spawn without a pvmd: n=%d tid=%d", n, tid);
+	CHECK(n < 0 || (n == 0 && tid < 0), "spawn without a pvmd: n=%d tid=%d",
+	      n, tid);
 	return t_done("orphan");
 }
 
@@ -698,7 +721,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "child"))
 		return child_main(argc, argv);
 	if (argc < 2) {
-		fprintf(stderr, "usage: pt_task nopvmd|info|opts|spawn|notify|kill|ctx|halt\n");
+		fprintf(stderr,
+			"usage: pt_task nopvmd|info|opts|spawn|notify|kill|ctx|halt\n");
 		return 2;
 	}
 	const char *t = argv[1];

@@ -19,10 +19,10 @@
 
 #include "tcommon.h"
 
-#define ME "pt_tcp"
-#define T_DATA 10
-#define T_END 11
-#define T_SEQ 12
+#define ME	 "pt_tcp"
+#define T_DATA	 10
+#define T_END	 11
+#define T_SEQ	 12
 #define T_REPORT 13
 
 static uint8_t pat(size_t i, unsigned seed)
@@ -57,8 +57,10 @@ static int tcp_conns(void)
 		while (fp && fgets(line, sizeof line, fp)) {
 			unsigned st;
 			unsigned long ino;
-			if (sscanf(line, " %*d: %*s %*s %x %*s %*s %*s %*s %*s %lu", &st,
-				   &ino) != 2 || st != 1)
+			if (sscanf(line,
+				   " %*d: %*s %*s %x %*s %*s %*s %*s %*s %lu",
+				   &st, &ino) != 2 ||
+			    st != 1)
 				continue;
 			for (int i = 0; i < n; i++)
 				count += inodes[i] == ino;
@@ -97,8 +99,8 @@ static long check_data(uint8_t *buf, size_t cap)
 {
 	int len = -1, seed = 0, enc;
 	if (pvm_upkint(&len, 1, 1) < 0 || pvm_upkint(&seed, 1, 1) < 0 ||
-	    pvm_upkint(&enc, 1, 1) < 0 || len < 0 ||
-	    (size_t)len > cap || pvm_upkbyte((char *)buf, len, 1) < 0)
+	    pvm_upkint(&enc, 1, 1) < 0 || len < 0 || (size_t)len > cap ||
+	    pvm_upkbyte((char *)buf, len, 1) < 0)
 		return -1;
 	long bad = 0;
 	for (size_t i = 0; i < (size_t)len; i++)
@@ -121,7 +123,8 @@ static int child_main(const char *role)
 		/* echo every T_DATA back as it came (same encoding) */
 		uint8_t *buf = malloc(MAXSZ);
 		for (;;) {
-			int b = t_recv(par, -1, 60), len, tag, src, enc = PvmDataDefault;
+			int b = t_recv(par, -1, 60), len, tag, src,
+			    enc = PvmDataDefault;
 			if (b <= 0)
 				break;
 			pvm_bufinfo(b, &len, &tag, &src);
@@ -130,7 +133,8 @@ static int child_main(const char *role)
 			int n = -1, seed = 0;
 			pvm_upkint(&n, 1, 1);
 			pvm_upkint(&seed, 1, 1);
-			pvm_upkint(&enc, 1, 1); /* echoed with the same encoding */
+			pvm_upkint(&enc, 1,
+				   1); /* echoed with the same encoding */
 			if (n < 0 || (size_t)n > MAXSZ)
 				break;
 			pvm_upkbyte((char *)buf, n, 1);
@@ -190,7 +194,8 @@ static int test_paths(void)
 {
 	static const int encs[3] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace};
 	static const char *encname[3] = {"Default", "Raw", "InPlace"};
-	static const size_t sizes[] = {0, 1, 7, 8, 4095, 4096, 65539, 1u << 20, MAXSZ};
+	static const size_t sizes[] = {0,    1,	    7,	      8,    4095,
+				       4096, 65539, 1u << 20, MAXSZ};
 	const int nsz = (int)(sizeof sizes / sizeof sizes[0]);
 	uint8_t *out = malloc(MAXSZ), *in = malloc(MAXSZ);
 	CHECK(pvm_mytid() > 0, "mytid");
@@ -201,7 +206,8 @@ static int test_paths(void)
 	double us_pvmd = c0 > 0 ? (rtt(c0, 20), rtt(c0, 500)) : -1;
 	pvm_initsend(PvmDataDefault);
 	pvm_send(c0, T_END);
-	CHECK(t_recv(c0, T_REPORT, 20) > 0, "no report from the pvmd-route child");
+	CHECK(t_recv(c0, T_REPORT, 20) > 0,
+	      "no report from the pvmd-route child");
 	EQ(tcp_conns(), before);
 
 	EQ(pvm_setopt(PvmRoute, PvmRouteDirect), PvmAllowDirect);
@@ -211,15 +217,17 @@ static int test_paths(void)
 	int seed = 1;
 	for (int e = 0; e < 3; e++)
 		for (int s = 0; s < nsz; s++, seed++) {
-			CHECK(send_data(c, encs[e], sizes[s], (unsigned)seed, out) >= 0,
+			CHECK(send_data(c, encs[e], sizes[s], (unsigned)seed,
+					out) >= 0,
 			      "send %s %zu", encname[e], sizes[s]);
 			int b = t_recv(c, T_DATA, 60);
-			CHECK(b > 0, "%s %zu bytes: no echo", encname[e], sizes[s]);
+			CHECK(b > 0, "%s %zu bytes: no echo", encname[e],
+			      sizes[s]);
 			if (b <= 0)
 				continue;
 			long bad = check_data(in, MAXSZ);
-			CHECK(bad == 0, "%s %zu bytes: %ld bad bytes", encname[e], sizes[s],
-			      bad);
+			CHECK(bad == 0, "%s %zu bytes: %ld bad bytes",
+			      encname[e], sizes[s], bad);
 		}
 	double us_tcp = rtt(c, 500);
 	int mine = tcp_conns() - before;
@@ -231,9 +239,11 @@ static int test_paths(void)
 	printf("%d messages checked; TCP connections: ours %d, the child's %d\n",
 	       3 * nsz, mine, theirs);
 	printf("8-byte round trip: pvmd route %.1f us, TCP direct route %.1f us "
-	       "per round trip\n", us_pvmd, us_tcp);
+	       "per round trip\n",
+	       us_pvmd, us_tcp);
 	/* one connection each way, both TCP */
-	CHECK(mine == 2, "want 2 TCP connections (one each way), have %d", mine);
+	CHECK(mine == 2, "want 2 TCP connections (one each way), have %d",
+	      mine);
 	CHECK(theirs == 2, "child: want 2 TCP connections, has %d", theirs);
 	free(out);
 	free(in);
@@ -270,8 +280,9 @@ static int test_switch(int n)
 	       n, t_now() - t0, rep[0], rep[1], before, during);
 	EQ(rep[0], n);
 	EQ(rep[1], -1);
-	EQ(before, 0);      /* the child did not listen yet: pvmd route */
-	CHECK(during >= 1, "no TCP connection to the child at the end (%d)", during);
+	EQ(before, 0); /* the child did not listen yet: pvmd route */
+	CHECK(during >= 1, "no TCP connection to the child at the end (%d)",
+	      during);
 	pvm_exit();
 	return t_done("switch");
 }

@@ -20,14 +20,14 @@
 
 #include "tcommon.h"
 
-#define ME "pt_tran"
-#define TAG_DATA 10
-#define TAG_ECHO 11
-#define TAG_DONE 12
+#define ME	   "pt_tran"
+#define TAG_DATA   10
+#define TAG_ECHO   11
+#define TAG_DONE   12
 #define TAG_REPORT 13
-#define TAG_START 14
-#define TAG_EXIT 15
-#define NORDER 3000
+#define TAG_START  14
+#define TAG_EXIT   15
+#define NORDER	   3000
 
 /* ---- message contents: every byte a function of (seed, index) ---- */
 
@@ -53,7 +53,8 @@ static size_t bad_at(const unsigned char *p, size_t n, unsigned seed)
 /* Children pass PVM_TRAN, PVM_TRAN_REPORT, PVM_DIRECT_TCP and PVM_SHM on. */
 static void export_env(void)
 {
-	setenv("PVM_EXPORT", "PVM_TRAN:PVM_TRAN_REPORT:PVM_DIRECT_TCP:PVM_SHM", 1);
+	setenv("PVM_EXPORT", "PVM_TRAN:PVM_TRAN_REPORT:PVM_DIRECT_TCP:PVM_SHM",
+	       1);
 }
 
 /* ---- children ---- */
@@ -159,7 +160,9 @@ static void echo_one(int c, int enc, size_t n, unsigned seed)
 	if (enc < 0) {
 		EQ(pvm_psend(c, TAG_DATA, out, (int)n, PVM_BYTE), 0);
 		int atid = 0, atag = 0;
-		EQ(pvm_precv(c, TAG_ECHO, in, (int)n, PVM_BYTE, &atid, &atag, &len), 0);
+		EQ(pvm_precv(c, TAG_ECHO, in, (int)n, PVM_BYTE, &atid, &atag,
+			     &len),
+		   0);
 		EQ(atid, c);
 	} else {
 		pvm_initsend(enc);
@@ -172,17 +175,21 @@ static void echo_one(int c, int enc, size_t n, unsigned seed)
 			pvm_upkbyte((char *)in, (int)n, 1);
 		}
 	}
-	CHECK(len >= (int)n, "%zu bytes, encoding %d: %d came back", n, enc, len);
+	CHECK(len >= (int)n, "%zu bytes, encoding %d: %d came back", n, enc,
+	      len);
 	size_t at = bad_at(in, n, seed);
-	CHECK(at == 0, "%zu bytes, encoding %d: byte %zu differs", n, enc, at - 1);
+	CHECK(at == 0, "%zu bytes, encoding %d: byte %zu differs", n, enc,
+	      at - 1);
 	free(out);
 	free(in);
 }
 
 static int test_exchange(void)
 {
-	static const size_t sizes[] = {0, 1, 100, 4000, 4096, 65536, 100000, 1 << 20};
-	static const int encs[] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace, -1};
+	static const size_t sizes[] = {0,    1,	    100,    4000,
+				       4096, 65536, 100000, 1 << 20};
+	static const int encs[] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace,
+				   -1};
 	int c = t_spawn_self(ME, "echo", NULL);
 	if (c <= 0)
 		return t_done("exchange");
@@ -209,7 +216,8 @@ static int test_order(void)
 	printf("master t%x\n", pvm_mytid());
 	for (int i = 0; i < NORDER; i++) {
 		if (i == NORDER / 2)
-			CHECK(t_recv(c, TAG_START, 30) > 0, "the child never enrolled");
+			CHECK(t_recv(c, TAG_START, 30) > 0,
+			      "the child never enrolled");
 		else if (i > NORDER / 2 && i % 100 == 0) {
 			/* paced over 300 ms: a TCP handshake goes on meanwhile
 			 * (pvm_probe), and a transport whose first attempts
@@ -234,7 +242,8 @@ static int test_order(void)
 		pvm_upkint(&n, 1, 1);
 		size_t body = (size_t)(i % 5) * 900;
 		pvm_upkbyte((char *)buf, (int)body, 1);
-		if ((n != i || bad_at(buf, body, (unsigned)i + 7)) && !first_bad)
+		if ((n != i || bad_at(buf, body, (unsigned)i + 7)) &&
+		    !first_bad)
 			first_bad = i + 1;
 	}
 	EQ(first_bad, 0);
@@ -268,7 +277,8 @@ static int test_killed(void)
 		if (c <= 0)
 			break;
 		EQ(pvm_notify(PvmTaskExit, 63, 1, &c), 0);
-		CHECK(t_recv(c, TAG_START, 30) > 0, "child never started sending");
+		CHECK(t_recv(c, TAG_START, 30) > 0,
+		      "child never started sending");
 		t_msleep(5 + 20 * round);
 		EQ(pvm_kill(c), 0);
 		CHECK(t_recv(-1, 63, 20) > 0, "no exit notify");
@@ -278,7 +288,8 @@ static int test_killed(void)
 		while (t_now() - t0 < 2.0 && !got) {
 			if ((b = pvm_nrecv(c, TAG_DATA)) > 0) {
 				pvm_bufinfo(b, &len, NULL, NULL);
-				CHECK(len == 64 << 20, "a message of %d bytes arrived", len);
+				CHECK(len == 64 << 20,
+				      "a message of %d bytes arrived", len);
 				got = 1;
 			} else {
 				t_msleep(20);
@@ -309,7 +320,8 @@ static int test_refused(void)
 	unsetenv("PVM_SHM");
 	if (c > 0) {
 		for (int i = 0; i < 20; i++)
-			echo_one(c, i % 2 ? PvmDataRaw : -1, (size_t)i * 3000, 40 + (unsigned)i);
+			echo_one(c, i % 2 ? PvmDataRaw : -1, (size_t)i * 3000,
+				 40 + (unsigned)i);
 		t_send_int(c, TAG_DONE, 0);
 	}
 	/* a task that has gone, and a tid never used: the sends succeed */

@@ -40,20 +40,20 @@ static void t_fail(const char *file, int line, const char *fmt, ...)
 }
 
 /* CHECK(cond, fmt, ...): counts a failure with a message when !cond. */
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (cond)                                       \
-			t_nok++;                                \
-		else                                            \
-			t_fail(__FILE__, __LINE__, __VA_ARGS__); \
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (cond)                                                      \
+			t_nok++;                                               \
+		else                                                           \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);               \
 	} while (0)
 
 /* EQ(a, b): integer equality, printing both values. */
-#define EQ(a, b)                                                                \
-	do {                                                                    \
-		long long t_a_ = (long long)(a), t_b_ = (long long)(b);         \
+#define EQ(a, b)                                                               \
+	do {                                                                   \
+		long long t_a_ = (long long)(a), t_b_ = (long long)(b);        \
 		CHECK(t_a_ == t_b_, "%s = %lld, expected %s = %lld", #a, t_a_, \
-		      #b, t_b_);                                                \
+		      #b, t_b_);                                               \
 	} while (0)
 
 /* Seconds since an arbitrary start, monotonic. */
@@ -72,9 +72,8 @@ static __attribute__((unused)) void t_msleep(int ms)
 
 /* Spawns one copy of this program (`me`) as a child: argv "child" role
  * [arg].  Returns its tid, or -1 (a failed check). */
-static __attribute__((unused)) int t_spawn_self(const char *me,
-						 const char *role,
-						 const char *arg)
+static __attribute__((unused)) int
+t_spawn_self(const char *me, const char *role, const char *arg)
 {
 	char *av[4] = {"child", (char *)role, (char *)arg, NULL};
 	int tid = 0;
@@ -107,7 +106,8 @@ static __attribute__((unused)) int t_done(const char *what)
 	return t_nfail ? 1 : 0;
 }
 
-/* Receives with a time limit so that a lost message fails instead of hanging. */
+/* Receives with a time limit so that a lost message fails instead of hanging.
+ */
 static __attribute__((unused)) int t_recv(int tid, int tag, double secs)
 {
 	struct timeval tv;

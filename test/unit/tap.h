@@ -11,8 +11,8 @@
 
 static int ntest, nfail;
 
-__attribute__((format(printf, 2, 3)))
-static int ok(int cond, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt,
+						    ...)
 {
 	va_list ap;
 	ntest++;
@@ -28,8 +28,8 @@ static int ok(int cond, const char *fmt, ...)
 }
 
 /* A comment line ("# ...") among the results: what a failure saw. */
-__attribute__((format(printf, 1, 2), unused))
-static void diag(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), unused)) static void diag(const char *fmt,
+							       ...)
 {
 	va_list ap;
 	printf("# ");

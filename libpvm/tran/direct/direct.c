@@ -86,7 +86,8 @@ static int direct_msg(struct lp_conn *c, struct lp_inmsg *m)
 	if (c->peer == 0) {
 		/* the hello: CTRL TM_CONNECT, i32 version, i32 tid */
 		struct wire_rd r;
-		int ok = (m->h.flags & WIRE_F_CTRL) && m->h.tag == WIRE_TM_CONNECT;
+		int ok = (m->h.flags & WIRE_F_CTRL) &&
+			 m->h.tag == WIRE_TM_CONNECT;
 		wire_rd_init(&r, m->ctl, m->ctllen);
 		int ver = wire_rd_i32(&r), tid = wire_rd_i32(&r);
 		/* TCP: the task that authenticated (owner), of another host */
@@ -147,8 +148,8 @@ static void listen_ready(struct lp_pollable *p, short revents)
 			close(fd);
 			continue;
 		}
-		struct lp_conn *c = lp_conn_new(fd, "direct", direct_msg, in_closed,
-						NULL);
+		struct lp_conn *c =
+			lp_conn_new(fd, "direct", direct_msg, in_closed, NULL);
 		if (c && remember(c) < 0) {
 			c->on_close = NULL;
 			lp_conn_close(c);
@@ -282,7 +283,10 @@ static void *direct_reach(int tid)
 	struct lp_seg seg = {.p = w.buf, .len = w.len};
 	struct lp_omsg m = {
 		.h = {.dst = tid, .src = lp.mytid, .tag = WIRE_TM_CONNECT},
-		.seg = &seg, .nseg = 1, .total = w.len, .frag = WIRE_MAX_CTRL,
+		.seg = &seg,
+		.nseg = 1,
+		.total = w.len,
+		.frag = WIRE_MAX_CTRL,
 		.ctrl = 1,
 	};
 	int r = w.err ? PvmNoMem : lp_conn_send(c, &m);

@@ -44,9 +44,9 @@
 #include "proto/handshake.h"
 #include "proto/vmdir.h"
 
-#define HS_TIMEOUT_MS 10000  /* a handshake not done by then is dropped */
+#define HS_TIMEOUT_MS  10000 /* a handshake not done by then is dropped */
 #define HS_MAX_PENDING 16    /* accepted connections still in handshake */
-#define START_WAIT_MS 100    /* the connector's wait when it starts one */
+#define START_WAIT_MS  100   /* the connector's wait when it starts one */
 
 static uint8_t secret[AUTH_SECRET_LEN];
 static int have_secret;
@@ -54,8 +54,7 @@ static int force_tcp; /* PVM_DIRECT_TCP=1: TCP also within one host */
 static int lfd = -1;
 static struct lp_pollable lpl;
 
-__attribute__((format(printf, 1, 2)))
-static void debug(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void debug(const char *fmt, ...)
 {
 	if (lp.debugmask) {
 		va_list ap;
@@ -69,8 +68,7 @@ static void debug(const char *fmt, ...)
 
 int lp_tcp_wanted(int tid)
 {
-	return force_tcp ||
-	       ((tid ^ lp.mytid) & WIRE_TID_HOST_MASK) != 0;
+	return force_tcp || ((tid ^ lp.mytid) & WIRE_TID_HOST_MASK) != 0;
 }
 
 int lp_tcp_tid_ok(int tid)
@@ -96,7 +94,8 @@ struct rx {
 static int rx_read(struct rx *s)
 {
 	for (;;) {
-		size_t need = WIRE_HDR_SIZE + (s->got >= WIRE_HDR_SIZE ? s->h.len : 0);
+		size_t need = WIRE_HDR_SIZE +
+			      (s->got >= WIRE_HDR_SIZE ? s->h.len : 0);
 		if (s->got == need && s->got >= WIRE_HDR_SIZE)
 			return 1;
 		ssize_t n = recv(s->fd, s->buf + s->got, need - s->got,
@@ -123,7 +122,10 @@ static int send_hs(int fd, int dst, const struct hs_msg *m)
 	struct wire_hdr h = {
 		.len = m->len,
 		.flags = WIRE_F_FIRST | WIRE_F_LAST | m->flags,
-		.dst = dst, .src = lp.mytid, .tag = m->tag, .total = m->len,
+		.dst = dst,
+		.src = lp.mytid,
+		.tag = m->tag,
+		.total = m->len,
 	};
 	wire_hdr_encode(&h, frame);
 	memcpy(frame + WIRE_HDR_SIZE, m->payload, m->len);
@@ -150,8 +152,11 @@ static int in_key(struct hs *hs, const struct wire_hdr *h)
  * headers must be the ones the payloads name. */
 static void handshake_init(struct hs *hs, enum hs_role role, int peer)
 {
-	struct hs_conf conf = {.role = role, .who = "task", .self = lp.mytid,
-			       .peer = peer, .tids = 1,
+	struct hs_conf conf = {.role = role,
+			       .who = "task",
+			       .self = lp.mytid,
+			       .peer = peer,
+			       .tids = 1,
 			       .key = role == HS_ACCEPTOR ? in_key : NULL};
 	hs_init(hs, &conf);
 	hs_use_secret(hs, secret);
@@ -186,7 +191,8 @@ static void in_drop(struct tcp_in *t, const char *why)
 	lp_poll_del(&t->pl);
 	if (why) {
 		close(t->s.fd);
-		debug("TCP direct connection (t%x) refused: %s", t->hs.peer, why);
+		debug("TCP direct connection (t%x) refused: %s", t->hs.peer,
+		      why);
 	}
 	hs_wipe(&t->hs);
 	free(t);
@@ -195,7 +201,8 @@ static void in_drop(struct tcp_in *t, const char *why)
 static const char *in_frame(struct tcp_in *t)
 {
 	struct hs_msg m;
-	enum hs_result r = hs_step(&t->hs, &t->s.h, t->s.buf + WIRE_HDR_SIZE, &m);
+	enum hs_result r =
+		hs_step(&t->hs, &t->s.h, t->s.buf + WIRE_HDR_SIZE, &m);
 	/* a refusal (PvmBadVersion) is sent too, before the close */
 	if (m.tag && send_hs(t->s.fd, t->hs.peer, &m) < 0 && r != HS_FAILED)
 		return "write failed";
@@ -421,7 +428,8 @@ static void out_step(struct tcp_out *o)
 			o->state = OUT_FAILED;
 		return;
 	}
-	enum hs_result r = hs_step(&o->hs, &o->s.h, o->s.buf + WIRE_HDR_SIZE, &m);
+	enum hs_result r =
+		hs_step(&o->hs, &o->s.h, o->s.buf + WIRE_HDR_SIZE, &m);
 	if (r == HS_FAILED || (m.tag && send_hs(o->s.fd, o->tid, &m) < 0)) {
 		o->state = OUT_FAILED;
 		return;
@@ -499,8 +507,8 @@ static struct tcp_out *out_start(int tid)
 		free(addr);
 		return NULL;
 	}
-	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0);
+	int fd = socket(ss.ss_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct tcp_out *o = fd >= 0 ? calloc(1, sizeof *o) : NULL;
 	if (!o || (connect(fd, (struct sockaddr *)&ss, len) < 0 &&
 		   errno != EINPROGRESS)) {
@@ -538,7 +546,8 @@ int lp_tcp_connect(int tid)
 		static int told;
 		if (!have_secret && !told++)
 			debug("no VM secret: direct routes over TCP (t%x) go "
-			      "through the pvmd", tid);
+			      "through the pvmd",
+			      tid);
 		if (!have_secret || lp_ctl_busy() || !(o = out_start(tid)))
 			return -1;
 		/* a peer in the library answers at once: wait a little so

@@ -84,16 +84,15 @@ static inline uint64_t shm_ring_put_rec(uint8_t *ring, uint64_t mask,
 					uint64_t at, const struct shmseg_rec *r)
 {
 	const size_t w = sizeof r->pos;
-	shm_ring_put(ring, mask, at + w, (const uint8_t *)r + w,
-		     sizeof *r - w);
+	shm_ring_put(ring, mask, at + w, (const uint8_t *)r + w, sizeof *r - w);
 	return at + sizeof *r;
 }
 
 /* Publishes the record written at `pub` whose successor goes at `next`:
  * clears next's pos word (stale bytes there never pass for a record),
  * then stores pub's with release. */
-static inline void shm_ring_publish(uint8_t *ring, uint64_t mask,
-				    uint64_t pub, uint64_t next)
+static inline void shm_ring_publish(uint8_t *ring, uint64_t mask, uint64_t pub,
+				    uint64_t next)
 {
 	atomic_store_explicit(shm_ring_pos_word(ring, mask, next), 0,
 			      memory_order_relaxed);

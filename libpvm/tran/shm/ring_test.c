@@ -44,17 +44,22 @@ static void test_arithmetic(void)
 {
 	const uint64_t size = 4096, mask = size - 1;
 	ok(shm_ring_max_len(mask) == size - SHMSEG_LINE - REC &&
-	   shmseg_span(shm_ring_max_len(mask)) == size - SHMSEG_RESERVE &&
-	   shmseg_span(shm_ring_max_len(mask) + 1) > size - SHMSEG_RESERVE,
+		   shmseg_span(shm_ring_max_len(mask)) ==
+			   size - SHMSEG_RESERVE &&
+		   shmseg_span(shm_ring_max_len(mask) + 1) >
+			   size - SHMSEG_RESERVE,
 	   "the largest record (%llu bytes) fills the ring but the reserved line; one byte more would not fit",
 	   (unsigned long long)shm_ring_max_len(mask));
-	ok(shmseg_span(0) == 64 && shmseg_span(24) == 64 && shmseg_span(25) == 128,
+	ok(shmseg_span(0) == 64 && shmseg_span(24) == 64 &&
+		   shmseg_span(25) == 128,
 	   "records take whole lines: up to 24 payload bytes one line, 25 two");
 	ok(shm_ring_free(mask, 0, 0) == size - SHMSEG_RESERVE &&
-	   shm_ring_free(mask, 1000 * size + 640, 1000 * size) == size - SHMSEG_RESERVE - 640 &&
-	   shm_ring_free(mask, size - SHMSEG_RESERVE, 0) == 0,
+		   shm_ring_free(mask, 1000 * size + 640, 1000 * size) ==
+			   size - SHMSEG_RESERVE - 640 &&
+		   shm_ring_free(mask, size - SHMSEG_RESERVE, 0) == 0,
 	   "free room: all but the reserved line when empty, less what is in use, 0 when full");
-	ok(shm_ring_free(mask, 64, UINT64_MAX - 63) == size - SHMSEG_RESERVE - 128,
+	ok(shm_ring_free(mask, 64, UINT64_MAX - 63) ==
+		   size - SHMSEG_RESERVE - 128,
 	   "free room is right across the wrap of the 64-bit counters");
 
 	uint8_t *ring = ring_new(size);
@@ -77,28 +82,35 @@ static void test_arithmetic(void)
 	memset(ring, 0, size);
 	uint64_t at = 3 * size + size - 64; /* the last line */
 	*shm_ring_pos_word(ring, mask, at) = 0xdead;
-	struct shmseg_rec r = {.kind = SHMSEG_WHOLE, .len = 100, .tag = -5,
-			       .ctx = 9, .seq = 77, .enc = 1, .total = 100};
+	struct shmseg_rec r = {.kind = SHMSEG_WHOLE,
+			       .len = 100,
+			       .tag = -5,
+			       .ctx = 9,
+			       .seq = 77,
+			       .enc = 1,
+			       .total = 100};
 	uint64_t p = shm_ring_put_rec(ring, mask, at, &r);
 	struct shmseg_rec got;
 	memcpy(&got, ring + size - 64, REC);
 	ok(p == at + REC && got.pos == 0xdead && got.kind == r.kind &&
-	   got.len == r.len && got.tag == r.tag && got.ctx == r.ctx &&
-	   got.seq == r.seq && got.enc == r.enc && got.total == r.total,
+		   got.len == r.len && got.tag == r.tag && got.ctx == r.ctx &&
+		   got.seq == r.seq && got.enc == r.enc && got.total == r.total,
 	   "put_rec writes the header but its pos word and returns where the payload goes");
-	ok(!shm_ring_ready(ring, mask, at), "a record not published yet is not ready");
+	ok(!shm_ring_ready(ring, mask, at),
+	   "a record not published yet is not ready");
 
 	/* the next record's place holds what would pass for a record there */
 	uint64_t next = at + shmseg_span(r.len);
 	*shm_ring_pos_word(ring, mask, next) = next + 1;
 	shm_ring_publish(ring, mask, at, next);
 	ok(shm_ring_ready(ring, mask, at) &&
-	   *shm_ring_pos_word(ring, mask, at) == at + 1,
+		   *shm_ring_pos_word(ring, mask, at) == at + 1,
 	   "published: its pos word is its position + 1, and it is ready");
 	ok(!shm_ring_ready(ring, mask, next) &&
-	   *shm_ring_pos_word(ring, mask, next) == 0,
+		   *shm_ring_pos_word(ring, mask, next) == 0,
 	   "publishing clears the next record's pos word: stale bytes there are not taken");
-	ok(!shm_ring_ready(ring, mask, at + size) && !shm_ring_ready(ring, mask, at - size),
+	ok(!shm_ring_ready(ring, mask, at + size) &&
+		   !shm_ring_ready(ring, mask, at - size),
 	   "the same place a lap later or earlier is not ready");
 	free(ring);
 }
@@ -176,15 +188,20 @@ static void *sender(void *arg)
 		uint64_t need = shmseg_span(len);
 		unsigned spins = 0;
 		while (shm_ring_free(T.mask, head, tail) < need) {
-			tail = atomic_load_explicit(&T.tail, memory_order_acquire);
+			tail = atomic_load_explicit(&T.tail,
+						    memory_order_acquire);
 			if (shm_ring_free(T.mask, head, tail) >= need)
 				break;
 			if (!wait_step(&spins))
 				return NULL;
 		}
-		struct shmseg_rec r = {.kind = SHMSEG_WHOLE, .len = len,
-				       .tag = (int32_t)(i * 7), .ctx = (int32_t)i,
-				       .seq = i, .enc = (int32_t)(i % 3), .total = len};
+		struct shmseg_rec r = {.kind = SHMSEG_WHOLE,
+				       .len = len,
+				       .tag = (int32_t)(i * 7),
+				       .ctx = (int32_t)i,
+				       .seq = i,
+				       .enc = (int32_t)(i % 3),
+				       .total = len};
 		uint64_t p = shm_ring_put_rec(T.ring, T.mask, head, &r);
 		payload(buf, p, len);
 		shm_ring_put(T.ring, T.mask, p, buf, len);
@@ -217,13 +234,14 @@ static void *owner(void *arg)
 				return NULL;
 		struct shmseg_rec r;
 		shm_ring_get(T.ring, T.mask, tail, &r, REC);
-		if (r.kind != SHMSEG_WHOLE || r.len > shm_ring_max_len(T.mask) ||
-		    r.len != rec_len(i)) {
+		if (r.kind != SHMSEG_WHOLE ||
+		    r.len > shm_ring_max_len(T.mask) || r.len != rec_len(i)) {
 			fail(i, "kind or length wrong");
 			return NULL;
 		}
-		if (r.seq != i || r.tag != (int32_t)(i * 7) || r.ctx != (int32_t)i ||
-		    r.enc != (int32_t)(i % 3) || r.total != r.len) {
+		if (r.seq != i || r.tag != (int32_t)(i * 7) ||
+		    r.ctx != (int32_t)i || r.enc != (int32_t)(i % 3) ||
+		    r.total != r.len) {
 			fail(i, "header fields of another record");
 			return NULL;
 		}

@@ -26,7 +26,7 @@
 struct shm_self lp_shm = {.efd = -1};
 unsigned lp_shm_test_nap_us; /* PVM_SHM_TEST_NAP (tests only) */
 
-static struct idhash peers; /* tid -> struct shm_peer */
+static struct idhash peers;    /* tid -> struct shm_peer */
 static struct lp_pollable epl; /* our eventfd */
 
 int lp_shm_pid_gone(pid_t pid)
@@ -87,15 +87,15 @@ static void efd_ready(struct lp_pollable *p, short revents)
 /* Creates our inbox.  Returns 0, or -1 (the route then stays off). */
 static int make_inbox(void)
 {
-	uint32_t ring = (uint32_t)env_num("PVM_SHM_RING", 128 << 10, 4096,
-					   1u << 26);
+	uint32_t ring =
+		(uint32_t)env_num("PVM_SHM_RING", 128 << 10, 4096, 1u << 26);
 	while (ring & (ring - 1))
 		ring &= ring - 1; /* a power of two */
-	uint32_t nslot = (uint32_t)env_num("PVM_SHM_SLOTS", 128, 1,
-					    SHMSEG_MAXSLOT);
+	uint32_t nslot =
+		(uint32_t)env_num("PVM_SHM_SLOTS", 128, 1, SHMSEG_MAXSLOT);
 	uint64_t slot_off, ring_off, bounce_off;
-	uint64_t size = shmseg_size(nslot, ring, &slot_off, &ring_off,
-				    &bounce_off);
+	uint64_t size =
+		shmseg_size(nslot, ring, &slot_off, &ring_off, &bounce_off);
 
 	if (shmseg_name(lp_shm.name, sizeof lp_shm.name, lp.mytid) < 0)
 		return -1;
@@ -104,14 +104,15 @@ static int make_inbox(void)
 	if (fd < 0 && errno == EEXIST) {
 		/* left by a dead task that had our tid */
 		shm_unlink(lp_shm.name);
-		fd = shm_open(lp_shm.name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-			      0600);
+		fd = shm_open(lp_shm.name,
+			      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	}
 	if (fd < 0)
 		return -1;
 	void *base = MAP_FAILED;
 	if (ftruncate(fd, (off_t)size) == 0)
-		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    0);
 	close(fd);
 	if (base == MAP_FAILED) {
 		shm_unlink(lp_shm.name);
@@ -165,15 +166,14 @@ static int shm_init(int forced)
 	lp_shm_stream_min = env_num("PVM_SHM_STREAM", 32768, 0, SIZE_MAX);
 	if (lp_shm_stream_min == 0)
 		lp_shm_stream_min = SIZE_MAX;
-	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0,
-				   SIZE_MAX);
+	lp_shm_split_min = env_num("PVM_SHM_SPLIT", 65536, 0, SIZE_MAX);
 	lp_shm_ref_min = env_num("PVM_SHM_REF", 8u << 20, 0, SIZE_MAX);
 	if (lp_shm_ref_min == 0)
 		lp_shm_ref_min = SIZE_MAX;
 	if (lp_shm_split_min == 0)
 		lp_shm_split_min = SIZE_MAX;
-	lp_shm_test_nap_us = (unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0,
-					       1000000);
+	lp_shm_test_nap_us =
+		(unsigned)env_num("PVM_SHM_TEST_NAP", 0, 0, 1000000);
 	if (lp_shm_rx_init() < 0) {
 		munmap(lp_shm.base, lp_shm.size);
 		shm_unlink(lp_shm.name);
@@ -209,7 +209,8 @@ static int open_peer(struct shm_peer *sp)
 		return 1;
 	}
 	size_t size = (size_t)st.st_size;
-	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *base =
+		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED)
 		return 1;
@@ -240,7 +241,8 @@ static int open_peer(struct shm_peer *sp)
 		struct shmseg_slot *s = shmseg_slot(base, i);
 		int zero = 0;
 		if (atomic_load_explicit(&s->sender, memory_order_relaxed) ||
-		    !atomic_compare_exchange_strong(&s->sender, &zero, lp.mytid))
+		    !atomic_compare_exchange_strong(&s->sender, &zero,
+						    lp.mytid))
 			continue;
 		atomic_store(&s->spid, (int32_t)getpid());
 		atomic_store(&s->sefd, lp_shm.efd);
@@ -433,7 +435,7 @@ void lp_shm_handoff(void)
 {
 	if (!lp_shm_active())
 		return; /* (a forked child: the queues are its parent's) */
-	lp_shm_poll(); /* what fits now goes the fast way */
+	lp_shm_poll();	/* what fits now goes the fast way */
 	while (lp_shm.busy) {
 		struct shm_peer *sp = lp_shm.busy;
 		lp_shm.busy = sp->bnext;
@@ -450,7 +452,8 @@ static void shm_fini(void)
 		return;
 	int mine = !lp_shm.forked;
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct shm_peer *sp = peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct shm_peer *sp =
+			peers.slots[i].key ? peers.slots[i].val : NULL;
 		if (!sp)
 			continue;
 		if (sp->slot && mine)
@@ -490,8 +493,7 @@ static size_t shm_post_min(void)
 
 static void shm_post_take(struct lp_posted *out)
 {
-	lp_shm_post_take(&out->src, &out->tag, &out->enc, &out->len,
-			 &out->seq);
+	lp_shm_post_take(&out->src, &out->tag, &out->enc, &out->len, &out->seq);
 }
 
 const struct lp_tran lp_tran_shm = {

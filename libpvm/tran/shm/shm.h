@@ -25,28 +25,28 @@ struct shm_out {
 	struct shmseg_rec rec; /* tag, ctx, seq, enc, total */
 	uint8_t *data;
 	size_t cap;
-	struct lp_lend *lend;  /* data is a send buffer's body (buf.h), not
-				* our copy */
-	uint64_t sent;         /* bytes of data already in the ring */
-	int started;           /* a START (or REF) record went out */
-	int lent;              /* a REF went out, or the receiver took the
-				* rest of a stream: it reads data */
-	int pull;              /* the receiver may take the rest of this
-				* stream (slot->pull_addr) */
-	int64_t grace_ns;      /* a large one waits until then for the
-				* receiver to post its pvm_precv buffer */
+	struct lp_lend *lend; /* data is a send buffer's body (buf.h), not
+			       * our copy */
+	uint64_t sent;	      /* bytes of data already in the ring */
+	int started;	      /* a START (or REF) record went out */
+	int lent;	      /* a REF went out, or the receiver took the
+			       * rest of a stream: it reads data */
+	int pull;	      /* the receiver may take the rest of this
+			       * stream (slot->pull_addr) */
+	int64_t grace_ns;     /* a large one waits until then for the
+			       * receiver to post its pvm_precv buffer */
 };
 
 /* How long a large queued message waits for a posted receive before it
  * streams through the ring (docs/shm.md). */
-#define SHM_GRACE_NS 30000
+#define SHM_GRACE_NS  30000
 /* A sender that offers an awake receiver to stream a large message fills
  * the first chunks of the bounce area for up to this long while the
  * receiver takes the offer; if it has not by then, the sender writes on
  * itself, SHM_PIECE bytes per process_vm_writev, looking for the
  * receiver again after each piece. */
-#define SHM_TAKE_NS 2000
-#define SHM_PIECE (256u << 10)
+#define SHM_TAKE_NS   2000
+#define SHM_PIECE     (256u << 10)
 /* ... and the sender waits for that posting before it makes its queue
  * copy, at most total / SHM_WAIT_BPNS ns (about a memcpy's speed here,
  * so that a wait in vain costs about what the copy would). */
@@ -55,11 +55,11 @@ struct shm_out {
  * buffer's body instead of copying it (docs/shm.md, "Borrowed send
  * buffers"): measured faster from 1 MiB on, slower below 512 KiB when
  * the VM's cores are far apart. */
-#define SHM_LEND_MIN (1u << 20)
+#define SHM_LEND_MIN  (1u << 20)
 /* A receiver that waits this long for the next record of a stream it may
  * pull copies the rest from the sender's memory itself (docs/shm.md,
  * "Pulling the rest of a stream"). */
-#define SHM_PULL_NS 50000
+#define SHM_PULL_NS   50000
 
 enum shm_pstate { SHM_P_NEW, SHM_P_OK, SHM_P_FAIL, SHM_P_DEAD };
 
@@ -77,14 +77,14 @@ struct shm_peer {
 	struct shmseg_slot *slot;
 	uint8_t *ring;
 	uint8_t *bounce; /* its bounce area (shmseg.h) */
-	uint64_t mask;  /* ringsize - 1 */
-	uint64_t head;  /* our copy of slot->head */
-	uint64_t pub;   /* start of the record publish() releases */
-	uint64_t tail;  /* last tail we read */
-	int efd;        /* our copy of the receiver's eventfd */
-	int nodirect;   /* process_vm_writev is not allowed to it */
-	int noposts;    /* its last large message was not taken by a posted
-			 * pvm_precv: do not wait for one (grace) */
+	uint64_t mask;	 /* ringsize - 1 */
+	uint64_t head;	 /* our copy of slot->head */
+	uint64_t pub;	 /* start of the record publish() releases */
+	uint64_t tail;	 /* last tail we read */
+	int efd;	 /* our copy of the receiver's eventfd */
+	int nodirect;	 /* process_vm_writev is not allowed to it */
+	int noposts;	 /* its last large message was not taken by a posted
+			  * pvm_precv: do not wait for one (grace) */
 	struct shm_out *q, *qtail;
 	size_t qbytes;
 };
@@ -92,19 +92,19 @@ struct shm_peer {
 /* ---- state shared by the three files ---- */
 struct shm_in; /* receiving side of one slot (shm_rx.c) */
 struct shm_self {
-	int on;          /* the route is up for this task */
+	int on; /* the route is up for this task */
 	pid_t pid;
-	void *base;      /* our inbox */
+	void *base; /* our inbox */
 	size_t size;
 	struct shmseg_hdr *hdr;
 	uint8_t *bounce; /* our bounce area (senders may change hdr) */
 	uint32_t nslot, ringsize;
-	int efd;         /* our eventfd */
+	int efd; /* our eventfd */
 	char name[160];
-	struct shm_in *in; /* nslot entries */
+	struct shm_in *in;     /* nslot entries */
 	struct shm_peer *busy; /* peers with queued output */
-	int forked;      /* we are a child that inherited the mapping */
-	int fdwatch;     /* pvm_getfds was called: senders always wake us */
+	int forked;	       /* we are a child that inherited the mapping */
+	int fdwatch; /* pvm_getfds was called: senders always wake us */
 };
 extern struct shm_self lp_shm;
 

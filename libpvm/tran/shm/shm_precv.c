@@ -44,7 +44,7 @@
 #include "lpvm.h"
 
 #define ST(gen, s) ((uint32_t)(gen) << 8 | (uint32_t)(s))
-#define STATE(w) ((w) & 0xff)
+#define STATE(w)   ((w)&0xff)
 
 static uint32_t gen; /* of our current posting */
 static int posted;
@@ -57,17 +57,17 @@ size_t lp_shm_split_min = 65536;
 size_t lp_shm_stream_min = 32768;
 
 #define BOUNCE_CHUNK SHMSEG_BOUNCE_CHUNK
-#define BOUNCE_N SHMSEG_BOUNCE_N
-#define GEN_MASK 0xffffffff00000000ULL
-#define WAIT_SPINS 256 /* spins of a wait between looks at the clock */
+#define BOUNCE_N     SHMSEG_BOUNCE_N
+#define GEN_MASK     0xffffffff00000000ULL
+#define WAIT_SPINS   256 /* spins of a wait between looks at the clock */
 /* A side of a stream that waits for the other checks that it lives
  * every ALIVE_NS and gives its core away every YIELD_NS (more tasks than
  * cores); after NAP_AFTER_NS without progress it naps NAP_NS at a time
  * instead of spinning (a stopped peer must not cost it a core). */
-#define ALIVE_NS 10000000
-#define YIELD_NS 50000
+#define ALIVE_NS     10000000
+#define YIELD_NS     50000
 #define NAP_AFTER_NS 10000000
-#define NAP_NS 1000000
+#define NAP_NS	     1000000
 
 /* The receiver ends its posting without a message (the sender that
  * claimed it died: the buffer may hold part of a message). */
@@ -134,10 +134,10 @@ static int take_stream(struct shmseg_hdr *h)
 			}
 			cpu_relax();
 		}
-		uint32_t k0 = atomic_load_explicit(&h->st_k0,
-						   memory_order_relaxed);
-		uint64_t so = atomic_load_explicit(&h->st_off,
-						   memory_order_relaxed);
+		uint32_t k0 =
+			atomic_load_explicit(&h->st_k0, memory_order_relaxed);
+		uint64_t so =
+			atomic_load_explicit(&h->st_off, memory_order_relaxed);
 		if (c >= k0 && so > len)
 			return 0;
 		uint64_t pos = c < k0 ? c * BOUNCE_CHUNK
@@ -145,7 +145,7 @@ static int take_stream(struct shmseg_hdr *h)
 		if (pos > len)
 			return 0;
 		size_t n = len - pos < BOUNCE_CHUNK ? (size_t)(len - pos)
-						     : BOUNCE_CHUNK;
+						    : BOUNCE_CHUNK;
 		memcpy(post_buf + pos,
 		       lp_shm.bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
 		atomic_store_explicit(&h->st_drained, g | (uint32_t)(c + 1),
@@ -189,10 +189,10 @@ static void take_offer(void)
 			noread = 1;
 		ok = 0;
 	}
-	atomic_store_explicit(&h->pr_offer,
-			      ST(gen, ok ? SHMSEG_OF_RECV_DONE
-					 : SHMSEG_OF_RECV_FAILED),
-			      memory_order_release);
+	atomic_store_explicit(
+		&h->pr_offer,
+		ST(gen, ok ? SHMSEG_OF_RECV_DONE : SHMSEG_OF_RECV_FAILED),
+		memory_order_release);
 }
 
 int lp_shm_post(int src, int tag, void *buf, size_t len)
@@ -258,7 +258,8 @@ int lp_shm_withdraw(void)
 						  memory_order_acquire);
 		if (STATE(s) == SHMSEG_PR_POSTED) {
 			if (atomic_compare_exchange_strong(
-				    &h->pr_state, &s, ST(gen, SHMSEG_PR_IDLE))) {
+				    &h->pr_state, &s,
+				    ST(gen, SHMSEG_PR_IDLE))) {
 				posted = 0;
 				return 1;
 			}
@@ -445,8 +446,7 @@ static void fill_chunk(struct shm_peer *sp, struct shmseg_hdr *h, uint32_t g,
 		       size_t n)
 {
 	gather(m, at, sp->bounce + (c % BOUNCE_N) * BOUNCE_CHUNK, n);
-	atomic_store_explicit(&h->st_filled,
-			      st_gen(g) | (uint32_t)(c + 1),
+	atomic_store_explicit(&h->st_filled, st_gen(g) | (uint32_t)(c + 1),
 			      memory_order_release);
 }
 
@@ -466,13 +466,13 @@ static size_t chunk_len(const struct lp_omsg *m, uint64_t pos)
  * (errno set: the receiver failed or is gone, or our write failed before
  * it came). */
 static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
-		  const struct lp_omsg *m, uint32_t g, uint64_t addr, int asleep)
+		  const struct lp_omsg *m, uint32_t g, uint64_t addr,
+		  int asleep)
 {
 	h->of_len = m->total;
 	h->of_cpu = sched_getcpu();
 	atomic_store_explicit(&h->st_k0, UINT32_MAX, memory_order_relaxed);
-	atomic_store_explicit(&h->st_filled, st_gen(g),
-			      memory_order_relaxed);
+	atomic_store_explicit(&h->st_filled, st_gen(g), memory_order_relaxed);
 	atomic_store_explicit(&h->pr_offer, g | SHMSEG_OF_STREAM,
 			      memory_order_release);
 	if (asleep) {
@@ -515,8 +515,9 @@ static int stream(struct shm_peer *sp, struct shmseg_hdr *h,
 			else
 				off = to;
 		}
-		if (!taken && atomic_compare_exchange_strong(
-				      &h->pr_offer, &o, g | SHMSEG_OF_SENDER_TAKEN)) {
+		if (!taken &&
+		    atomic_compare_exchange_strong(
+			    &h->pr_offer, &o, g | SHMSEG_OF_SENDER_TAKEN)) {
 			/* it never came: the first chunks go straight too */
 			if (!err && pos &&
 			    write_range(h->pid, m, addr, 0, pos) < 0)
@@ -557,8 +558,8 @@ failed:
 
 /* Splits the copy of m into the posted buffer at addr with an awake
  * receiver (split_at).  Returns 0, or -1 (errno set). */
-static int split_copy(struct shmseg_hdr *h, const struct lp_omsg *m,
-		      uint32_t g, uint64_t addr)
+static int split_copy(struct shmseg_hdr *h, const struct lp_omsg *m, uint32_t g,
+		      uint64_t addr)
 {
 	const char *upper = NULL;
 	uint64_t lo = split_at(m, &upper);
@@ -587,7 +588,8 @@ int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m)
 	uint32_t w = atomic_load_explicit(&h->pr_state, memory_order_acquire);
 	if (STATE(w) != SHMSEG_PR_POSTED || sp->nodirect)
 		return 0;
-	if (h->pr_ctx != m->h.ctx || (h->pr_src != -1 && h->pr_src != lp.mytid) ||
+	if (h->pr_ctx != m->h.ctx ||
+	    (h->pr_src != -1 && h->pr_src != lp.mytid) ||
 	    (h->pr_tag != -1 && h->pr_tag != m->h.tag) || m->total > h->pr_len)
 		return 0;
 	uint64_t addr = h->pr_addr;

@@ -4,8 +4,8 @@
  * The owner of an inbox scans the slots whose bit is set in `active`,
  * takes every record between its tail and the sender's head, assembles
  * streamed messages into one buffer allocated once, and hands each whole
- * message to lp_tran_arrived (the message layer orders by seq).  It frees a slot whose
- * sender has left (closed) or died, once the ring is drained.
+ * message to lp_tran_arrived (the message layer orders by seq).  It frees a
+ * slot whose sender has left (closed) or died, once the ring is drained.
  */
 #define _GNU_SOURCE
 #include "tran/shm/shm.h"
@@ -18,25 +18,25 @@
 
 #include "lpvm.h"
 
-#define REC sizeof(struct shmseg_rec)
+#define REC	 sizeof(struct shmseg_rec)
 #define CHECK_NS 100000000 /* dead senders are looked for every 100 ms */
 
 struct shm_in {
-	uint64_t tail;       /* our copy of slot->tail */
+	uint64_t tail;	     /* our copy of slot->tail */
 	int sender, spid;    /* 0 until the slot is first seen */
-	int sefd;            /* the sender's eventfd: -1 unknown, -2 none */
+	int sefd;	     /* the sender's eventfd: -1 unknown, -2 none */
 	struct lp_buf *part; /* message being assembled */
 	uint64_t got, total;
 	uint32_t pseq;
 	int32_t ptag, pctx, penc; /* of part (from its START record) */
-	uint64_t pull_addr;  /* of part in the sender's memory: we may pull
-			      * the rest (0: we may not) */
-	int64_t stalled;     /* since when no record came for part (0: one
-			      * came since the last look at the clock) */
-	unsigned polls;      /* looks at the ring while part stalls */
-	int skipping;        /* dropping a message we had no memory for */
-	int broken;          /* the sender wrote nonsense: ignore it */
-	struct lp_peer *peer; /* the sender's entry (its rseq) */
+	uint64_t pull_addr;	  /* of part in the sender's memory: we may pull
+				   * the rest (0: we may not) */
+	int64_t stalled;	  /* since when no record came for part (0: one
+				   * came since the last look at the clock) */
+	unsigned polls;		  /* looks at the ring while part stalls */
+	int skipping;		  /* dropping a message we had no memory for */
+	int broken;		  /* the sender wrote nonsense: ignore it */
+	struct lp_peer *peer;	  /* the sender's entry (its rseq) */
 };
 
 static int64_t next_check;
@@ -132,8 +132,8 @@ static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
 
 /* Hands message b, with the fields of its record r, to the receive side,
  * and tells its sender what has been delivered in order from it. */
-static void deliver(struct shmseg_slot *s, struct shm_in *in,
-		    struct lp_buf *b, const struct shmseg_rec *r)
+static void deliver(struct shmseg_slot *s, struct shm_in *in, struct lp_buf *b,
+		    const struct shmseg_rec *r)
 {
 	b->enc = r->enc;
 	b->received = 1;
@@ -155,8 +155,8 @@ static void deliver(struct shmseg_slot *s, struct shm_in *in,
  * (a REF's body, or the rest of a stream) until then: DONE, or, when we
  * may not read it, FAIL, with inflight back at `resume`: the sender then
  * streams it. */
-static void answer_read(struct shmseg_slot *s, struct shm_in *in,
-			uint32_t seq, int done, uint64_t resume)
+static void answer_read(struct shmseg_slot *s, struct shm_in *in, uint32_t seq,
+			int done, uint64_t resume)
 {
 	atomic_store(&s->inflight, done ? 0 : resume);
 	atomic_store_explicit(&s->ref_ack,
@@ -210,8 +210,10 @@ static void finish_part(struct shmseg_slot *s, struct shm_in *in, int mine)
 	in->skipping = 0;
 	in->pull_addr = 0;
 	if (b && mine) {
-		struct shmseg_rec r = {.tag = in->ptag, .ctx = in->pctx,
-				       .seq = in->pseq, .enc = in->penc};
+		struct shmseg_rec r = {.tag = in->ptag,
+				       .ctx = in->pctx,
+				       .seq = in->pseq,
+				       .enc = in->penc};
 		b->len = (size_t)in->total;
 		deliver(s, in, b, &r);
 	} else if (b) {
@@ -236,16 +238,15 @@ static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 			in->stalled = now;
 		return 0;
 	}
-	uint64_t at = in->pseq | SHMSEG_STREAMING |
-		      in->got << SHMSEG_OFF_SHIFT;
+	uint64_t at = in->pseq | SHMSEG_STREAMING | in->got << SHMSEG_OFF_SHIFT;
 	if (!atomic_compare_exchange_strong(
 		    &s->inflight, &at,
 		    in->pseq | SHMSEG_READING | in->got << SHMSEG_OFF_SHIFT)) {
 		in->stalled = now; /* a record is on its way after all */
 		return 0;
 	}
-	if (lp_shm_read(in->spid, in->part->data + in->got, in->pull_addr + in->got,
-			in->total - in->got) < 0) {
+	if (lp_shm_read(in->spid, in->part->data + in->got,
+			in->pull_addr + in->got, in->total - in->got) < 0) {
 		int died = errno == ESRCH;
 		answer_read(s, in, in->pseq, died, at);
 		if (died) {
@@ -273,16 +274,14 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	struct shmseg_rec r;
 	shm_ring_get(ring, mask, in->tail, &r, REC);
 	uint64_t pos = in->tail + REC;
-	if (r.len > shm_ring_max_len(mask) ||
-	    r.kind < SHMSEG_WHOLE || r.kind > SHMSEG_REF ||
-	    (r.kind == SHMSEG_REF && r.len != 8)) {
+	if (r.len > shm_ring_max_len(mask) || r.kind < SHMSEG_WHOLE ||
+	    r.kind > SHMSEG_REF || (r.kind == SHMSEG_REF && r.len != 8)) {
 		in->broken = 1;
 		return 0;
 	}
 	uint64_t next = in->tail + shmseg_span(r.len); /* the next record */
 	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && lp_ptarget.copy &&
-	    in->peer &&
-	    lp_tran_direct_ok(in->sender, r.tag, r.ctx, r.seq)) {
+	    in->peer && lp_tran_direct_ok(in->sender, r.tag, r.ctx, r.seq)) {
 		/* straight into the waiting pvm_precv's buffer */
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
 		if (n)
@@ -329,7 +328,8 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 			return 0;
 		}
 		in->part = lp_buf_new(PvmDataRaw);
-		if (!in->part || lp_buf_reserve(in->part, (size_t)r.total) < 0) {
+		if (!in->part ||
+		    lp_buf_reserve(in->part, (size_t)r.total) < 0) {
 			/* no memory for it: let it pass (as a pvmd drops a
 			 * message it cannot hold) */
 			if (in->part)
@@ -501,7 +501,8 @@ int lp_shm_rx_check(int *took)
 				/* what it did not publish never comes */
 				if (in->broken ||
 				    !shm_ring_ready(shmseg_ring(lp_shm.base, i),
-					   lp_shm.ringsize - 1, in->tail)) {
+						    lp_shm.ringsize - 1,
+						    in->tail)) {
 					free_slot(i);
 					continue;
 				}

@@ -106,8 +106,12 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (peer_gone(sp))
 		return PvmSysErr; /* the route layer falls back to the pvmd */
 	struct shmseg_rec r = {
-		.kind = SHMSEG_WHOLE, .tag = m->h.tag, .ctx = m->h.ctx,
-		.seq = m->h.seq, .enc = m->h.enc, .total = m->total,
+		.kind = SHMSEG_WHOLE,
+		.tag = m->h.tag,
+		.ctx = m->h.ctx,
+		.seq = m->h.seq,
+		.enc = m->h.enc,
+		.total = m->total,
 	};
 	if (m->total >= lp_shm_direct_min && !sp->q &&
 	    (lp_shm_tx_direct(sp, m) || lp_shm_tx_direct_wait(sp, m))) {
@@ -211,9 +215,8 @@ static int readable(const struct shm_peer *sp, const struct shm_out *o)
  * rest of a stream"). */
 static int by_ref(const struct shm_peer *sp, const struct shm_out *o)
 {
-	return readable(sp, o) &&
-	       (o->rec.total >= lp_shm_ref_min ||
-		o->rec.total > SHMSEG_PULL_MAX);
+	return readable(sp, o) && (o->rec.total >= lp_shm_ref_min ||
+				   o->rec.total > SHMSEG_PULL_MAX);
 }
 
 /* inflight while we stream o and have taken off bytes for records */
@@ -235,8 +238,8 @@ static int take_range(struct shm_peer *sp, struct shm_out *o, uint64_t k)
  * gave up: we stream it then), 0 while it reads. */
 static int ref_answered(struct shm_peer *sp, struct shm_out *o)
 {
-	uint64_t a = atomic_load_explicit(&sp->slot->ref_ack,
-					  memory_order_acquire);
+	uint64_t a =
+		atomic_load_explicit(&sp->slot->ref_ack, memory_order_acquire);
 	if (a == (o->rec.seq | SHMSEG_REF_DONE)) {
 		pop(sp);
 		return 1;
@@ -273,12 +276,15 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		if (!o->started && o->rec.total >= lp_shm_direct_min) {
 			/* one copy from our queue into its posted buffer */
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
-			struct lp_omsg m = {
-				.h = {.dst = sp->tid, .src = lp.mytid,
-				      .tag = o->rec.tag, .ctx = o->rec.ctx,
-				      .enc = (uint16_t)o->rec.enc,
-				      .seq = o->rec.seq},
-				.seg = &seg, .nseg = 1, .total = o->rec.total};
+			struct lp_omsg m = {.h = {.dst = sp->tid,
+						  .src = lp.mytid,
+						  .tag = o->rec.tag,
+						  .ctx = o->rec.ctx,
+						  .enc = (uint16_t)o->rec.enc,
+						  .seq = o->rec.seq},
+					    .seg = &seg,
+					    .nseg = 1,
+					    .total = o->rec.total};
 			if (lp_shm_tx_direct(sp, &m)) {
 				pop(sp);
 				sp->noposts = 0;
@@ -313,7 +319,9 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			break; /* nothing passes it before the answer */
 		}
 		uint64_t left = o->rec.total - o->sent;
-		uint64_t free_ = room(sp, shmseg_span(left < min_chunk(sp) ? left : min_chunk(sp)));
+		uint64_t free_ = room(sp, shmseg_span(left < min_chunk(sp)
+							      ? left
+							      : min_chunk(sp)));
 		if (free_ < shmseg_span(8))
 			break;
 		uint64_t can = (free_ & ~(uint64_t)(SHMSEG_LINE - 1)) - REC;
@@ -331,9 +339,10 @@ int lp_shm_tx_push(struct shm_peer *sp)
 				/* the receiver clears it when it takes the
 				 * last chunk; pvm_exit abandons it (handoff) */
 				o->pull = readable(sp, o);
-				atomic_store(&sp->slot->pull_addr,
-					     o->pull ? (uint64_t)(uintptr_t)o->data
-						     : 0);
+				atomic_store(
+					&sp->slot->pull_addr,
+					o->pull ? (uint64_t)(uintptr_t)o->data
+						: 0);
 				atomic_store(&sp->slot->inflight,
 					     streaming(o, o->pull ? k : 0));
 				o->rec.kind = SHMSEG_START;
@@ -400,16 +409,20 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 		}
 		if (send) {
 			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
-			uint32_t frag = lp.fragsize > 0 ? (uint32_t)lp.fragsize
-							: 4080;
+			uint32_t frag =
+				lp.fragsize > 0 ? (uint32_t)lp.fragsize : 4080;
 			if (frag > WIRE_MAX_FRAG)
 				frag = WIRE_MAX_FRAG;
 			struct lp_omsg m = {
-				.h = {.dst = sp->tid, .src = lp.mytid,
-				      .tag = o->rec.tag, .ctx = o->rec.ctx,
+				.h = {.dst = sp->tid,
+				      .src = lp.mytid,
+				      .tag = o->rec.tag,
+				      .ctx = o->rec.ctx,
 				      .enc = (uint16_t)o->rec.enc,
 				      .seq = o->rec.seq},
-				.seg = &seg, .nseg = 1, .total = o->rec.total,
+				.seg = &seg,
+				.nseg = 1,
+				.total = o->rec.total,
 				.frag = frag,
 			};
 			lp_route_send_last(&m);
