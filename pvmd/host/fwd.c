@@ -85,26 +85,23 @@ struct pend {
 	int target;
 };
 
-static struct pend *pends;
-static uint32_t last_wid;
-
 static struct pend *pend_new(enum pend_kind kind)
 {
 	struct pend *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	if (++last_wid >= PEND_WID_BIT)
-		last_wid = 1;
-	p->wid = last_wid | PEND_WID_BIT;
+	if (++hl.fwd_last_wid >= PEND_WID_BIT)
+		hl.fwd_last_wid = 1;
+	p->wid = hl.fwd_last_wid | PEND_WID_BIT;
 	p->kind = kind;
-	p->next = pends;
-	pends = p;
+	p->next = hl.pends;
+	hl.pends = p;
 	return p;
 }
 
 static void pend_free(struct pend *p)
 {
-	for (struct pend **pp = &pends; *pp; pp = &(*pp)->next)
+	for (struct pend **pp = &hl.pends; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
 			break;
@@ -505,7 +502,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		conn_send(d, t->conn, f);
 		return;
 	}
-	struct pend *p = pends;
+	struct pend *p = hl.pends;
 	while (p && p->wid != h->wid)
 		p = p->next;
 	int no = host_no_of_tid(h->src);
@@ -532,7 +529,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 
 void fwd_host_lost(struct pvmd *d, int no)
 {
-	for (struct pend *p = pends, *next; p; p = next) {
+	for (struct pend *p = hl.pends, *next; p; p = next) {
 		next = p->next;
 		if (!pend_done(p, no))
 			continue;

@@ -25,6 +25,7 @@
 struct conn;
 struct hostopt;
 struct start;
+struct pend;
 
 enum host_state {
 	HOST_FREE = 0,
@@ -68,7 +69,9 @@ struct hostlayer {
 	int have_commit;
 	unsigned ticket_life_ms; /* it stops when no master came by then */
 	uint64_t ticket_deadline;
-	int tcp_fd; /* listening TCP socket */
+	int tcp_fd;	     /* listening TCP socket */
+	struct ev_io tcp_io; /* its watcher (link.c) */
+	int tcp_paused;	     /* out of descriptors: accepting again next tick */
 	int port;
 	unsigned timeout_ms; /* a silent link is dead after this */
 	struct ev_timer ping;
@@ -83,6 +86,10 @@ struct hostlayer {
 	/* hoster_task.c (master): the registered hoster, or 0 */
 	int hoster_tid;
 	uint32_t hoster_last_wid;
+	/* fwd.c: requests forwarded to other pvmds, waiting for replies, and
+	 * the wid of the last one */
+	struct pend *pends;
+	uint32_t fwd_last_wid;
 	/* slave.c: the master's address, as ssh saw it */
 	char client_ip[64];
 };

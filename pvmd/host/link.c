@@ -29,9 +29,6 @@
  * oldest goes first; a real pvmd authenticates within milliseconds). */
 #define PREAUTH_MAX 32
 
-static struct ev_io tcp_io;
-static int tcp_paused; /* out of descriptors: accepting again next tick */
-
 static void handshake_init(struct pvmd *d, struct conn *c);
 static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m);
 
@@ -54,8 +51,8 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 				plog(PL_ERR,
 				     "accept (tcp): %s: not accepting for a while",
 				     strerror(errno));
-				ev_io_set(d->loop, &tcp_io, 0);
-				tcp_paused = 1;
+				ev_io_set(d->loop, &hl.tcp_io, 0);
+				hl.tcp_paused = 1;
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 				   errno != EINTR) {
 				plog(PL_ERR, "accept (tcp): %s",
@@ -335,9 +332,9 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 		pvmd_halt(d, "the master did not come with the ticket in time");
 		return;
 	}
-	if (tcp_paused && !d->halting) {
-		tcp_paused = 0;
-		ev_io_set(l, &tcp_io, EPOLLIN);
+	if (hl.tcp_paused && !d->halting) {
+		hl.tcp_paused = 0;
+		ev_io_set(l, &hl.tcp_io, EPOLLIN);
 	}
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
@@ -384,7 +381,7 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 		return -1;
 	}
 	hl.port = ntohs(sa.sin_port);
-	if (ev_io_start(d->loop, &tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb,
+	if (ev_io_start(d->loop, &hl.tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb,
 			d) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return -1;
@@ -402,7 +399,7 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 void link_fini(struct pvmd *d)
 {
 	if (hl.tcp_fd >= 0) {
-		ev_io_stop(d->loop, &tcp_io);
+		ev_io_stop(d->loop, &hl.tcp_io);
 		close(hl.tcp_fd);
 		hl.tcp_fd = -1;
 	}
