@@ -14,7 +14,8 @@ test_progs_pt_task_SOURCES = test/progs/pt_task.c test/progs/tcommon.h
 test_progs_pt_task_LDADD = libpvm/libpvm3.la
 test_progs_pt_task_LDFLAGS = $(test_progs_ldflags)
 # pt_tran: the transport conformance program (tran.bats).
-test_progs_pt_tran_SOURCES = test/progs/pt_tran.c test/progs/tcommon.h
+test_progs_pt_tran_SOURCES = test/progs/pt_tran.c test/progs/tcommon.h \
+	test/progs/tpattern.h
 test_progs_pt_tran_LDADD = libpvm/libpvm3.la
 test_progs_pt_tran_LDFLAGS = $(test_progs_ldflags)
 # pt_notify: pvm_notify as a script (notify.bats, hosts-notify.bats).

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "tcommon.h"
+#include "tpattern.h"
 
 #define ME	   "pt_tran"
 #define TAG_DATA   10
@@ -28,27 +29,6 @@
 #define TAG_START  14
 #define TAG_EXIT   15
 #define NORDER	   3000
-
-/* ---- message contents: every byte a function of (seed, index) ---- */
-
-static unsigned char pat(unsigned seed, size_t i)
-{
-	return (unsigned char)((seed * 2654435761u + i * 40503u) >> 7);
-}
-
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = pat(seed, i);
-}
-
-static size_t bad_at(const unsigned char *p, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != pat(seed, i))
-			return i + 1;
-	return 0;
-}
 
 /* Children pass PVM_TRAN, PVM_TRAN_REPORT, PVM_DIRECT_TCP and PVM_SHM on. */
 static void export_env(void)
@@ -95,7 +75,7 @@ static void child_order(void)
 			continue;
 		}
 		pvm_upkbyte((char *)buf, (int)body, 1);
-		if (bad_at(buf, body, (unsigned)i) && !first_bad)
+		if (bad(buf, body, (unsigned)i) >= 0 && !first_bad)
 			first_bad = i + 1;
 	}
 	for (int i = 0; i < NORDER; i++) {
@@ -177,9 +157,8 @@ static void echo_one(int c, int enc, size_t n, unsigned seed)
 	}
 	CHECK(len >= (int)n, "%zu bytes, encoding %d: %d came back", n, enc,
 	      len);
-	size_t at = bad_at(in, n, seed);
-	CHECK(at == 0, "%zu bytes, encoding %d: byte %zu differs", n, enc,
-	      at - 1);
+	long at = bad(in, n, seed);
+	CHECK(at < 0, "%zu bytes, encoding %d: byte %ld differs", n, enc, at);
 	free(out);
 	free(in);
 }
@@ -242,7 +221,7 @@ static int test_order(void)
 		pvm_upkint(&n, 1, 1);
 		size_t body = (size_t)(i % 5) * 900;
 		pvm_upkbyte((char *)buf, (int)body, 1);
-		if ((n != i || bad_at(buf, body, (unsigned)i + 7)) &&
+		if ((n != i || bad(buf, body, (unsigned)i + 7) >= 0) &&
 		    !first_bad)
 			first_bad = i + 1;
 	}

@@ -1,6 +1,7 @@
 /*
  * tpattern.h - a byte pattern for message bodies that the receiver checks
- * (test/progs/pt_shm.c, pt_stream.c): byte i of pattern `seed`.
+ * (test/progs/pt_shm.c, pt_stream.c, pt_pull.c, pt_tran.c): byte i of
+ * pattern `seed`.
  */
 #ifndef PVM_TPATTERN_H
 #define PVM_TPATTERN_H
