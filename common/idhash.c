@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define hash_of idhash_home
-
 void idhash_init(struct idhash *h)
 {
 	h->slots = NULL;
@@ -26,7 +24,7 @@ static struct idhash_slot *find(const struct idhash *h, int key)
 {
 	if (!h->cap || !key)
 		return NULL;
-	for (size_t i = hash_of(key, h->cap);; i = (i + 1) & (h->cap - 1)) {
+	for (size_t i = idhash_home(key, h->cap);; i = (i + 1) & (h->cap - 1)) {
 		struct idhash_slot *s = &h->slots[i];
 		if (s->key == key)
 			return s;
@@ -45,7 +43,7 @@ static int grow(struct idhash *h)
 		struct idhash_slot *s = &h->slots[i];
 		if (!s->key)
 			continue;
-		size_t j = hash_of(s->key, cap);
+		size_t j = idhash_home(s->key, cap);
 		while (ns[j].key)
 			j = (j + 1) & (cap - 1);
 		ns[j] = *s;
@@ -67,7 +65,7 @@ int idhash_put(struct idhash *h, int key, void *val)
 	}
 	if ((h->count + 1) * 4 > h->cap * 3 && grow(h) < 0)
 		return -1;
-	size_t i = hash_of(key, h->cap);
+	size_t i = idhash_home(key, h->cap);
 	while (h->slots[i].key)
 		i = (i + 1) & (h->cap - 1);
 	h->slots[i].key = key;
@@ -86,7 +84,7 @@ void *idhash_del(struct idhash *h, int key)
 	size_t i = (size_t)(s - h->slots);
 	/* Backward-shift: pull later entries of the probe run into the hole. */
 	for (size_t j = (i + 1) & mask; h->slots[j].key; j = (j + 1) & mask) {
-		size_t home = hash_of(h->slots[j].key, h->cap);
+		size_t home = idhash_home(h->slots[j].key, h->cap);
 		/* Move j to i if its home is not cyclically in (i, j]. */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			h->slots[i] = h->slots[j];

@@ -54,7 +54,12 @@ int idhash_put(struct idhash *h, int key, void *val);
 /* Removes `key` if present; returns its value or NULL. */
 void *idhash_del(struct idhash *h, int key);
 
-/* Iteration: for i in [0, h->cap) use h->slots[i] when its key is not 0.
- * Do not insert or delete while iterating; collect the keys first. */
+/* Iteration: for i in [0, h->cap), the value of slot i, NULL when the
+ * slot is empty.  Do not insert or delete while iterating; collect the
+ * keys first. */
+static inline void *idhash_at(const struct idhash *h, size_t i)
+{
+	return h->slots[i].key ? h->slots[i].val : NULL;
+}
 
 #endif /* PVM_COMMON_IDHASH_H */

@@ -421,8 +421,7 @@ static int tm_noresets(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < d->tasks.cap; i++) {
-		struct task *t =
-			d->tasks.slots[i].key ? d->tasks.slots[i].val : NULL;
+		struct task *t = idhash_at(&d->tasks, i);
 		if (t && t->noreset)
 			v[n++] = t->tid;
 	}

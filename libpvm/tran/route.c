@@ -32,10 +32,8 @@ static const struct lp_tran *use[NTRANS];
 static int forced[NTRANS], up[NTRANS], nuse;
 static const struct lp_tran *last_resort;
 static int configured;
-/* transports with progress ops, for the progress engine */
-static const struct lp_tran *pollers[NTRANS];
-static int npollers;
-/* the transport a pvm_precv buffer is posted to */
+/* the transport that offers single copy into a posted pvm_precv buffer
+ * (the highest-ranked one with post ops), NULL: none */
 static const struct lp_tran *poster;
 /* messages sent per transport (use[] index), for PVM_TRAN_REPORT */
 static unsigned long nsent[NTRANS];
@@ -96,8 +94,7 @@ struct lp_peer *lp_peer_get(int tid)
 void lp_peer_reset(void)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p =
-			peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p = idhash_at(&peers, i);
 		if (!p)
 			continue;
 		while (p->held) {
@@ -182,12 +179,13 @@ static void configure_routes(void)
 		if (!t->name || !t->init || !t->reach || !t->send ||
 		    !t->pending || !t->fini)
 			continue;
-		int in = !*list || named(list, t->name) != exclude;
+		int listed = *list && named(list, t->name);
+		int in = !*list || listed != exclude;
 		if (shm && !strcmp(shm, "0") && !strcmp(t->name, "shm"))
 			in = 0;
 		if (!in && !t->always)
 			continue;
-		forced[nuse] = *list && !exclude && named(list, t->name);
+		forced[nuse] = listed && !exclude;
 		up[nuse] = 0;
 		use[nuse++] = t;
 		if (t->always)
@@ -213,12 +211,16 @@ void lp_route_init(void)
 {
 	if (!configured)
 		configure_routes();
-	npollers = 0;
+	const struct lp_tran *pollers[NTRANS];
+	int npollers = 0;
 	report_init();
+	poster = NULL;
 	for (int i = 0; i < nuse; i++) {
 		up[i] = use[i]->init(forced[i]) == 0;
 		if (up[i] && use[i]->progress && use[i]->active)
 			pollers[npollers++] = use[i];
+		if (up[i] && use[i]->post && !poster)
+			poster = use[i];
 	}
 	lp_progress_set_pollers(pollers, npollers);
 }
@@ -258,11 +260,6 @@ static void write_report(void)
 	memset(nsent, 0, sizeof nsent);
 }
 
-static void report_at_exit(void)
-{
-	write_report();
-}
-
 /* After enrollment: the report (if asked for) names this tid, also when
  * the program exits without pvm_exit. */
 static void report_init(void)
@@ -271,7 +268,7 @@ static void report_init(void)
 	report_tid = lp.mytid;
 	if (!atexit_done && getenv("PVM_TRAN_REPORT")) {
 		atexit_done = 1;
-		atexit(report_at_exit);
+		atexit(write_report);
 	}
 }
 
@@ -282,8 +279,7 @@ void lp_route_fini(void)
 		use[i]->fini();
 	for (int i = 0; i < nuse; i++)
 		up[i] = 0;
-	npollers = 0;
-	lp_progress_set_pollers(pollers, 0);
+	lp_progress_set_pollers(NULL, 0);
 	poster = NULL;
 	configured = 0;
 }
@@ -344,8 +340,7 @@ int lp_route_send_last(const struct lp_omsg *m)
 void lp_route_ep_lost(void *ep)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p =
-			peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p = idhash_at(&peers, i);
 		if (p && p->ep == ep && p->tran)
 			forget(p);
 	}
@@ -355,8 +350,7 @@ void lp_route_ep_lost(void *ep)
 int lp_route_pending(void)
 {
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct lp_peer *p =
-			peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct lp_peer *p = idhash_at(&peers, i);
 		if (p && p->tran && p->ep && p->tran->pending(p->ep))
 			return 1;
 	}
@@ -381,45 +375,25 @@ void lp_route_watch_fds(void)
 
 size_t lp_route_post_min(void)
 {
-	size_t min = SIZE_MAX;
-	for (int i = 0; i < nuse; i++)
-		if (up[i] && use[i]->post_min) {
-			size_t m = use[i]->post_min();
-			if (m < min)
-				min = m;
-		}
-	return min;
+	return poster ? poster->post_min() : SIZE_MAX;
 }
 
 int lp_route_post(int src, int tag, void *buf, size_t len)
 {
-	for (int i = 0; i < nuse; i++)
-		if (up[i] && use[i]->post && use[i]->post(src, tag, buf, len)) {
-			poster = use[i];
-			return 1;
-		}
-	return 0;
+	return poster && poster->post(src, tag, buf, len);
 }
 
 int lp_route_post_done(void)
 {
-	return poster ? poster->post_done() : 0;
+	return poster && poster->post_done();
 }
 
 void lp_route_post_take(struct lp_posted *out)
 {
-	if (poster) {
-		poster->post_take(out);
-		poster = NULL;
-	}
+	poster->post_take(out);
 }
 
 int lp_route_post_withdraw(void)
 {
-	if (!poster)
-		return 1;
-	int r = poster->post_withdraw();
-	if (r)
-		poster = NULL;
-	return r;
+	return poster ? poster->post_withdraw() : 1;
 }

@@ -175,8 +175,8 @@ void lp_route_handoff(void);
 void lp_route_watch_fds(void);
 
 /* Single copy into a waiting pvm_precv, through the transport that
- * offers it (see struct lp_tran): lp_route_post_min is SIZE_MAX when
- * none does now; the others act on the transport that took the post. */
+ * offers it (the highest-ranked one with post ops, see struct lp_tran):
+ * lp_route_post_min is SIZE_MAX when none does now. */
 size_t lp_route_post_min(void);
 int lp_route_post(int src, int tag, void *buf, size_t len);
 int lp_route_post_done(void);

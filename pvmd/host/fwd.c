@@ -207,8 +207,7 @@ static void tasks_take(struct pend *p, const uint8_t *payload, size_t len)
 static void tasks_local(struct pvmd *d, struct pend *p)
 {
 	for (size_t i = 0; i < d->tasks.cap; i++) {
-		struct task *t =
-			d->tasks.slots[i].key ? d->tasks.slots[i].val : NULL;
+		struct task *t = idhash_at(&d->tasks, i);
 		if (!t)
 			continue;
 		int ptid = (t->pflags & CONN_PF_NOSPAWNPARENT) ? PvmParentNotSet

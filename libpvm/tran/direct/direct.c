@@ -303,8 +303,7 @@ static void *direct_reach(int tid)
 static void direct_fini(void)
 {
 	for (size_t i = 0; i < backoffs.cap; i++)
-		if (backoffs.slots[i].key)
-			free(backoffs.slots[i].val);
+		free(idhash_at(&backoffs, i));
 	idhash_fini(&backoffs);
 	forced = 0;
 	lp_tcp_fini();

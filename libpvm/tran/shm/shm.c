@@ -452,8 +452,7 @@ static void shm_fini(void)
 		return;
 	int mine = !lp_shm.forked;
 	for (size_t i = 0; i < peers.cap; i++) {
-		struct shm_peer *sp =
-			peers.slots[i].key ? peers.slots[i].val : NULL;
+		struct shm_peer *sp = idhash_at(&peers, i);
 		if (!sp)
 			continue;
 		if (sp->slot && mine)
@@ -491,11 +490,6 @@ static size_t shm_post_min(void)
 	return lp_shm_active() ? lp_shm_direct_min : SIZE_MAX;
 }
 
-static void shm_post_take(struct lp_posted *out)
-{
-	lp_shm_post_take(&out->src, &out->tag, &out->enc, &out->len, &out->seq);
-}
-
 const struct lp_tran lp_tran_shm = {
 	.name = "shm",
 	.exclusivity = 20,
@@ -514,6 +508,6 @@ const struct lp_tran lp_tran_shm = {
 	.post_min = shm_post_min,
 	.post = lp_shm_post,
 	.post_done = lp_shm_post_done,
-	.post_take = shm_post_take,
+	.post_take = lp_shm_post_take,
 	.post_withdraw = lp_shm_withdraw,
 };

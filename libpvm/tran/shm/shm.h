@@ -183,8 +183,7 @@ extern size_t lp_shm_ref_min;
 extern unsigned lp_shm_test_nap_us;
 int lp_shm_post(int src, int tag, void *buf, size_t len);
 int lp_shm_post_done(void);
-void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
-		      uint32_t *seq);
+void lp_shm_post_take(struct lp_posted *out);
 int lp_shm_withdraw(void);
 
 /* pvm_exit (lp_flush): hands every queued message to the pvmd route. */

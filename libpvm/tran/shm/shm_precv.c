@@ -234,15 +234,14 @@ int lp_shm_post_done(void)
 	return s == SHMSEG_PR_DONE;
 }
 
-void lp_shm_post_take(int *src, int *tag, int *enc, uint64_t *len,
-		      uint32_t *seq)
+void lp_shm_post_take(struct lp_posted *out)
 {
 	struct shmseg_hdr *h = lp_shm.hdr;
-	*src = h->pr_gotsrc;
-	*tag = h->pr_gottag;
-	*enc = h->pr_gotenc;
-	*len = h->pr_gotlen;
-	*seq = h->pr_gotseq;
+	out->src = h->pr_gotsrc;
+	out->tag = h->pr_gottag;
+	out->enc = h->pr_gotenc;
+	out->len = h->pr_gotlen;
+	out->seq = h->pr_gotseq;
 	atomic_store(&h->pr_state, ST(gen, SHMSEG_PR_IDLE));
 	posted = 0;
 }
