@@ -120,11 +120,7 @@ fi
 # carried the traffic and shared memory none of it.  Only in a full run
 # of ours; PVM_TEST_NOSHM=0 leaves it out.
 tran_suites="messaging tasks pack group examples mhf mbox"
-# tran_carried FILE NAME: messages that transport NAME carried in FILE.
-tran_carried() {
-	awk -v t="$2" '{ for (i = 2; i <= NF; i++) { split($i, kv, "=");
-		if (kv[1] == t) n += kv[2] } } END { print n + 0 }' "$1" 2>/dev/null || echo 0
-}
+tran_carried() { sh "$abs_top_srcdir/test/tran-carried.sh" "$@"; }
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
 	[ -z "${PVM_TRAN:-}" ] && [ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
 	for tran in direct pvmd; do

@@ -20,8 +20,7 @@ teardown() {
 
 # carried NAME: messages transport NAME carried, from the report.
 carried() {
-	awk -v t="$1" '{ for (i = 2; i <= NF; i++) { split($i, kv, "=");
-		if (kv[1] == t) n += kv[2] } } END { print n + 0 }' "$PVM_TRAN_REPORT"
+	sh "$abs_top_srcdir/test/tran-carried.sh" "$PVM_TRAN_REPORT" "$1"
 }
 
 # conform TRANSPORT CASE
