@@ -147,6 +147,25 @@ static inline int lp_tid_local_peer(int tid)
 	       tid != lp.mytid;
 }
 
+/* Back-off of a transport that failed to reach a peer (one may not be
+ * there yet: a child that has not enrolled): after each failure in a row
+ * the next attempt waits first_ns, then twice as long, up to max_ns. */
+struct lp_backoff {
+	int64_t wait_ns;  /* the last wait, 0: no failure */
+	int64_t retry_ns; /* no attempt before then */
+};
+static inline int lp_backoff_waiting(const struct lp_backoff *b, int64_t now)
+{
+	return b->wait_ns && now < b->retry_ns;
+}
+static inline void lp_backoff_failed(struct lp_backoff *b, int64_t now,
+				     int64_t first_ns, int64_t max_ns)
+{
+	int64_t w = b->wait_ns ? 2 * b->wait_ns : first_ns;
+	b->wait_ns = w < max_ns ? w : max_ns;
+	b->retry_ns = now + b->wait_ns;
+}
+
 /* Finds or creates the entry of `tid`; NULL when memory runs out. */
 struct lp_peer *lp_peer_get(int tid);
 struct lp_peer *lp_peer_find(int tid);

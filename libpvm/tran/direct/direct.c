@@ -47,12 +47,7 @@ static struct dconn *dconns;
 /* PVM_TRAN named us: direct routes whatever PvmRoute says */
 static int forced;
 
-/* Peers a direct route failed to in a row (one may not listen yet: a
- * child that has not enrolled): tid -> struct backoff. */
-struct backoff {
-	int fails;
-	int64_t retry_ms;
-};
+/* Peers a direct route failed to in a row: tid -> struct lp_backoff. */
 static struct idhash backoffs;
 
 /* c->what of TCP connections (compared by address) */
@@ -231,7 +226,7 @@ static int unix_connect(int tid)
  * listens costs at most one connect() a second. */
 static void failed(int tid)
 {
-	struct backoff *b = idhash_get(&backoffs, tid);
+	struct lp_backoff *b = idhash_get(&backoffs, tid);
 	if (!b) {
 		b = calloc(1, sizeof *b);
 		if (!b || idhash_put(&backoffs, tid, b) < 0) {
@@ -239,10 +234,7 @@ static void failed(int tid)
 			return;
 		}
 	}
-	if (b->fails < 10)
-		b->fails++;
-	int64_t delay = (int64_t)1 << b->fails;
-	b->retry_ms = mono_ms() + (delay < 1000 ? delay : 1000);
+	lp_backoff_failed(b, mono_ns(), 2000000, 1000000000);
 }
 
 static void direct_ep_failed(void *ep)
@@ -255,8 +247,8 @@ static void *direct_reach(int tid)
 {
 	if (!forced && lp.route != PvmRouteDirect)
 		return NULL;
-	struct backoff *b = idhash_get(&backoffs, tid);
-	if (b && mono_ms() < b->retry_ms)
+	struct lp_backoff *b = idhash_get(&backoffs, tid);
+	if (b && lp_backoff_waiting(b, mono_ns()))
 		return NULL;
 	int tcp = lp_tcp_wanted(tid);
 	int fd = tcp ? lp_tcp_connect(tid) : unix_connect(tid);

@@ -288,23 +288,21 @@ static void *shm_reach(int tid)
 	if (sp->state != SHM_P_NEW)
 		return NULL;
 	int64_t now = mono_ns();
-	if (sp->fails && now < sp->retry_ns)
+	if (lp_backoff_waiting(&sp->retry, now))
 		return NULL;
 	int r = open_peer(sp);
 	if (r == 0) {
 		sp->state = SHM_P_OK;
-		sp->fails = 0;
+		sp->retry.wait_ns = 0;
 		return sp;
 	}
 	if (r < 0) {
 		sp->state = SHM_P_FAIL;
 		return NULL;
 	}
-	/* 1, 2, 4 ... 64 ms between attempts: a child that has not
+	/* 1, 2, 4 ... 32 ms between attempts: a child that has not
 	 * enrolled yet is found soon, a missing one costs little */
-	if (sp->fails < 6)
-		sp->fails++;
-	sp->retry_ns = now + ((int64_t)1000000 << (sp->fails - 1));
+	lp_backoff_failed(&sp->retry, now, 1000000, 32000000);
 	return NULL;
 }
 

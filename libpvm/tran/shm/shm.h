@@ -69,8 +69,7 @@ struct shm_peer {
 	int busy;
 	int tid;
 	enum shm_pstate state;
-	int fails;
-	int64_t retry_ns;
+	struct lp_backoff retry; /* opening its inbox failed (shm_reach) */
 	void *base;
 	size_t size;
 	struct shmseg_hdr *hdr;
