@@ -100,14 +100,22 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	count_tap layers.py "${PIPESTATUS[0]}"
 fi
 
+# run_bats FILE [NOTE [VAR=value...]]: one suite with bats --tap, in the
+# environment given, counted as "FILE (NOTE)".
+run_bats() {
+	local f=$1 note=${2:-}
+	shift $(($# < 2 ? $# : 2))
+	echo "# $(basename "$f")${note:+ with $note}"
+	env "$@" timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+	count_tap "$(basename "$f")${note:+ ($note)}" "${PIPESTATUS[0]}"
+}
+
 if ! command -v bats >/dev/null; then
 	echo "# bats is not installed (apt-get install bats)"
 	failed=$((failed + 1))
 else
 	for f in "${files[@]}"; do
-		echo "# $(basename "$f")"
-		timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
-		count_tap "$(basename "$f")" "${PIPESTATUS[0]}"
+		run_bats "$f"
 	done
 fi
 
@@ -128,10 +136,8 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ]
 		for s in $tran_suites; do
 			f=$abs_top_srcdir/test/$s.bats
 			[ -f "$f" ] || continue
-			echo "# $s.bats with PVM_TRAN=$tran"
-			PVM_TRAN=$tran PVM_TRAN_REPORT=$report \
-				timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
-			count_tap "$s.bats (PVM_TRAN=$tran)" "${PIPESTATUS[0]}"
+			run_bats "$f" "PVM_TRAN=$tran" PVM_TRAN="$tran" \
+				PVM_TRAN_REPORT="$report"
 		done
 		carried=$(tran_carried "$report" "$tran")
 		shm=$(tran_carried "$report" shm)
@@ -229,10 +235,7 @@ san_pass() {
 		else
 			f=$abs_top_srcdir/test/$s.bats
 			[ -f "$f" ] || continue
-			echo "# $s.bats with sanitizers"
-			abs_top_builddir=$build timeout -k 10 900 \
-				bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
-			count_tap "$s.bats (sanitizers)" "${PIPESTATUS[0]}"
+			run_bats "$f" sanitizers abs_top_builddir="$build"
 		fi
 		unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 		n=$(find "$reports/$s" -type f | wc -l)
