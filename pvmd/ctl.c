@@ -29,9 +29,6 @@
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
 
-typedef int (*ctl_fn)(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		      struct wire_rd *r);
-
 /* True when the request was consumed exactly. */
 static int complete(const struct wire_rd *r)
 {
@@ -45,6 +42,41 @@ void ctl_reply_status(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	wire_wr_init(&w);
 	wire_wr_i32(&w, status);
 	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+}
+
+int ctl_src(const struct conn *c, const struct wire_hdr *h)
+{
+	return c->task ? c->task->tid : h->src;
+}
+
+void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
+		   const struct wire_wr *payload)
+{
+	if (host_is_local_tid(d, tid)) {
+		struct task *t = task_find(d, tid);
+		if (t && t->conn)
+			conn_reply(d, t->conn, req, payload);
+		return;
+	}
+	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
+			      .dst = tid,
+			      .src = d->hosttid,
+			      .tag = req->tag,
+			      .wid = req->wid};
+	host_send_ctrl(d, host_no_of_tid(tid), &hh, payload);
+}
+
+void ctl_reply_list(struct pvmd *d, int tid, const struct wire_hdr *req,
+		    int status, int n, const int *v)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, status);
+	wire_wr_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		wire_wr_i32(&w, v[i]);
+	ctl_reply_tid(d, tid, req, &w);
 	wire_wr_free(&w);
 }
 
@@ -169,55 +201,6 @@ static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	return 0;
 }
 
-static int tm_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		     struct wire_rd *r)
-{
-	if (!complete(r))
-		return -1;
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, 0);
-	if (!hl.nup) {
-		/* not yet in a table (a slave before the master's) */
-		wire_wr_i32(&w, 1); /* hosts */
-		wire_wr_i32(&w, 1); /* architectures */
-		wire_wr_i32(&w, d->hosttid);
-		wire_wr_str(&w, d->hostname);
-		wire_wr_str(&w, d->arch);
-		wire_wr_i32(&w, PVMD_SPEED);
-		wire_wr_i32(&w, PVMD_DSIG);
-	} else {
-		int n = 0, narch = 0;
-		const char *archs[64];
-		for (int i = 1; i <= HOST_MAX; i++) {
-			struct host *o = host_get(i);
-			if (!o || o->state != HOST_UP)
-				continue;
-			n++;
-			int k = 0;
-			while (k < narch && strcmp(archs[k], o->arch))
-				k++;
-			if (k == narch && narch < 64)
-				archs[narch++] = o->arch;
-		}
-		wire_wr_i32(&w, n);
-		wire_wr_i32(&w, narch);
-		for (int i = 1; i <= HOST_MAX; i++) {
-			struct host *o = host_get(i);
-			if (!o || o->state != HOST_UP)
-				continue;
-			wire_wr_i32(&w, wire_host_tid(i));
-			wire_wr_str(&w, o->name);
-			wire_wr_str(&w, o->arch);
-			wire_wr_i32(&w, o->speed);
-			wire_wr_i32(&w, o->dsig);
-		}
-	}
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
-	return 0;
-}
-
 static int tm_mstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		    struct wire_rd *r)
 {
@@ -226,7 +209,7 @@ static int tm_mstat(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(host);
 		return -1;
 	}
-	struct host *o = host_by_name(host);
+	struct host *o = host_by_name(d, host);
 	int up = spawn_is_our_host(d, host) || (o && o->state == HOST_UP);
 	ctl_reply_status(d, c, h, up ? 0 : PvmNoHost);
 	free(host);
@@ -447,72 +430,43 @@ int ctl_tasks(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		  struct wire_rd *r);
 
-static const struct {
-	const char *name;
-	ctl_fn fn;
-} table[WIRE_TM_MAX] = {
-	[WIRE_TM_CONNECT] = {"TM_CONNECT", tm_connect},
-	[WIRE_TM_EXIT] = {"TM_EXIT", tm_exit},
-	[WIRE_TM_SPAWN] = {"TM_SPAWN", ctl_spawn},
-	[WIRE_TM_TASKS] = {"TM_TASKS", ctl_tasks},
-	[WIRE_TM_CONFIG] = {"TM_CONFIG", tm_config},
-	[WIRE_TM_MSTAT] = {"TM_MSTAT", tm_mstat},
-	[WIRE_TM_PSTAT] = {"TM_PSTAT", tm_pstat},
-	[WIRE_TM_KILL] = {"TM_KILL", tm_kill},
-	[WIRE_TM_SIGNAL] = {"TM_SIGNAL", tm_signal},
-	[WIRE_TM_NOTIFY] = {"TM_NOTIFY", tm_notify},
-	[WIRE_TM_CONTEXT] = {"TM_CONTEXT", tm_context},
-	[WIRE_TM_HALT] = {"TM_HALT", tm_halt},
-	[WIRE_TM_SIBLINGS] = {"TM_SIBLINGS", tm_siblings},
-	[WIRE_TM_SETOPT] = {"TM_SETOPT", tm_setopt},
-	[WIRE_TM_NORESETS] = {"TM_NORESETS", tm_noresets},
-	[WIRE_TM_MBOX_PUT] = {"TM_MBOX_PUT", ctl_mbox_put},
-	[WIRE_TM_MBOX_GET] = {"TM_MBOX_GET", ctl_mbox_get},
-	[WIRE_TM_MBOX_DEL] = {"TM_MBOX_DEL", ctl_mbox_del},
-	[WIRE_TM_MBOX_LIST] = {"TM_MBOX_LIST", ctl_mbox_list},
-	[WIRE_TM_GS_JOIN] = {"TM_GS_JOIN", ctl_gs_join},
-	[WIRE_TM_GS_LEAVE] = {"TM_GS_LEAVE", ctl_gs_leave},
-	[WIRE_TM_GS_INFO] = {"TM_GS_INFO", ctl_gs_info},
-	[WIRE_TM_GS_BARRIER] = {"TM_GS_BARRIER", ctl_gs_barrier},
-	[WIRE_TM_GS_FREEZE] = {"TM_GS_FREEZE", ctl_gs_freeze},
-	[WIRE_TM_GS_LIST] = {"TM_GS_LIST", ctl_gs_list},
-	[WIRE_TM_ADDHOST] = {"TM_ADDHOST", ctl_addhost},
-	[WIRE_TM_DELHOST] = {"TM_DELHOST", ctl_delhost},
-	[WIRE_TM_HOSTSYNC] = {"TM_HOSTSYNC", ctl_hostsync},
-	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr},
-	[WIRE_TM_REGHOSTER] = {"TM_REGHOSTER", ctl_reghoster},
+/* The core's rows; the host layer's are host_ctl_rows (host.h). */
+static const struct ctl_row table[WIRE_TM_MAX] = {
+	[WIRE_TM_CONNECT] = {"TM_CONNECT", tm_connect, CTL_HERE},
+	[WIRE_TM_EXIT] = {"TM_EXIT", tm_exit, CTL_HERE},
+	[WIRE_TM_SPAWN] = {"TM_SPAWN", ctl_spawn, CTL_SPLIT},
+	[WIRE_TM_TASKS] = {"TM_TASKS", ctl_tasks, CTL_SPLIT},
+	[WIRE_TM_MSTAT] = {"TM_MSTAT", tm_mstat, CTL_ANY},
+	[WIRE_TM_PSTAT] = {"TM_PSTAT", tm_pstat, CTL_TID_HOST},
+	[WIRE_TM_KILL] = {"TM_KILL", tm_kill, CTL_TID_HOST},
+	[WIRE_TM_SIGNAL] = {"TM_SIGNAL", tm_signal, CTL_TID_HOST},
+	[WIRE_TM_NOTIFY] = {"TM_NOTIFY", tm_notify, CTL_HERE},
+	[WIRE_TM_CONTEXT] = {"TM_CONTEXT", tm_context, CTL_MASTER},
+	[WIRE_TM_HALT] = {"TM_HALT", tm_halt, CTL_ALL},
+	[WIRE_TM_SIBLINGS] = {"TM_SIBLINGS", tm_siblings, CTL_HERE},
+	[WIRE_TM_SETOPT] = {"TM_SETOPT", tm_setopt, CTL_HERE},
+	[WIRE_TM_NORESETS] = {"TM_NORESETS", tm_noresets, CTL_HERE},
+	[WIRE_TM_MBOX_PUT] = {"TM_MBOX_PUT", ctl_mbox_put, CTL_MASTER},
+	[WIRE_TM_MBOX_GET] = {"TM_MBOX_GET", ctl_mbox_get, CTL_MASTER},
+	[WIRE_TM_MBOX_DEL] = {"TM_MBOX_DEL", ctl_mbox_del, CTL_MASTER},
+	[WIRE_TM_MBOX_LIST] = {"TM_MBOX_LIST", ctl_mbox_list, CTL_MASTER},
+	[WIRE_TM_GS_JOIN] = {"TM_GS_JOIN", ctl_gs_join, CTL_MASTER},
+	[WIRE_TM_GS_LEAVE] = {"TM_GS_LEAVE", ctl_gs_leave, CTL_MASTER},
+	[WIRE_TM_GS_INFO] = {"TM_GS_INFO", ctl_gs_info, CTL_MASTER},
+	[WIRE_TM_GS_BARRIER] = {"TM_GS_BARRIER", ctl_gs_barrier, CTL_MASTER},
+	[WIRE_TM_GS_FREEZE] = {"TM_GS_FREEZE", ctl_gs_freeze, CTL_MASTER},
+	[WIRE_TM_GS_LIST] = {"TM_GS_LIST", ctl_gs_list, CTL_MASTER},
+	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr, CTL_TID_HOST},
 };
 
-/* Requests another pvmd may send on a task's behalf (docs/hosts.md). */
-static int forwardable(int code)
+/* The row of a TM_* code, or NULL. */
+static const struct ctl_row *row_of(int code)
 {
-	switch (code) {
-	case WIRE_TM_SPAWN:
-	case WIRE_TM_TASKS:
-	case WIRE_TM_KILL:
-	case WIRE_TM_SIGNAL:
-	case WIRE_TM_PSTAT:
-	case WIRE_TM_MBOX_PUT:
-	case WIRE_TM_MBOX_GET:
-	case WIRE_TM_MBOX_DEL:
-	case WIRE_TM_MBOX_LIST:
-	case WIRE_TM_GS_JOIN:
-	case WIRE_TM_GS_LEAVE:
-	case WIRE_TM_GS_INFO:
-	case WIRE_TM_GS_BARRIER:
-	case WIRE_TM_GS_FREEZE:
-	case WIRE_TM_GS_LIST:
-	case WIRE_TM_ADDHOST:
-	case WIRE_TM_DELHOST:
-	case WIRE_TM_HOSTSYNC:
-	case WIRE_TM_ROUTEADDR:
-	case WIRE_TM_CONFIG:
-	case WIRE_TM_MSTAT:
-	case WIRE_TM_CONTEXT:
-		return 1;
-	default:
-		return 0;
-	}
+	if (code <= 0 || code >= WIRE_TM_MAX)
+		return NULL;
+	if (table[code].fn)
+		return &table[code];
+	return host_ctl_rows[code].fn ? &host_ctl_rows[code] : NULL;
 }
 
 /* A request that came over a link from another pvmd. */
@@ -520,8 +474,8 @@ static int link_dispatch(struct pvmd *d, struct conn *c,
 			 const struct wire_hdr *h, const uint8_t *payload)
 {
 	int code = h->tag;
-	if (code <= 0 || code >= WIRE_TM_MAX || !table[code].fn ||
-	    !forwardable(code)) {
+	const struct ctl_row *row = row_of(code);
+	if (!row || !ctl_from_link(row)) {
 		plog(PL_ERR,
 		     "host t%x: control code %d not taken from a pvmd%s",
 		     h->src, code, h->wid ? ": replied PvmNotImpl" : "");
@@ -529,14 +483,14 @@ static int link_dispatch(struct pvmd *d, struct conn *c,
 			ctl_reply_status(d, c, h, PvmNotImpl);
 		return 0;
 	}
-	plog(PL_DEBUG, "%s from t%x via a link (wid %u, %u bytes)",
-	     table[code].name, h->src, h->wid, h->len);
+	plog(PL_DEBUG, "%s from t%x via a link (wid %u, %u bytes)", row->name,
+	     h->src, h->wid, h->len);
 	struct wire_rd r;
 	wire_rd_init(&r, payload, h->len);
-	if (table[code].fn(d, c, h, &r) < 0) {
+	if (row->fn(d, c, h, &r) < 0) {
 		/* the task's fault, not its pvmd's: the link stays */
 		plog(PL_ERR, "t%x: malformed %s request via a link (%u bytes)",
-		     h->src, table[code].name, h->len);
+		     h->src, row->name, h->len);
 		if (h->wid)
 			ctl_reply_status(d, c, h, PvmBadParam);
 	}
@@ -550,7 +504,7 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return link_dispatch(d, c, h, payload);
 	struct task *t = conn_task(c);
 	int code = h->tag;
-	int known = code > 0 && code < WIRE_TM_MAX && table[code].fn;
+	const struct ctl_row *row = row_of(code);
 
 	if (!t) {
 		/* Only TM_CONNECT before enrollment. */
@@ -573,7 +527,7 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			return -1;
 		}
 	}
-	if (!known) {
+	if (!row) {
 		plog(PL_ERR, "t%x: unknown control code %d%s", t->tid, code,
 		     h->wid ? ": replied PvmNotImpl" : "");
 		if (h->wid)
@@ -581,23 +535,23 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return 0;
 	}
 	if (t)
-		plog(PL_DEBUG, "%s from t%x (wid %u, %u bytes)",
-		     table[code].name, t->tid, h->wid, h->len);
-	if (t && fwd_request(d, c, h, payload))
+		plog(PL_DEBUG, "%s from t%x (wid %u, %u bytes)", row->name,
+		     t->tid, h->wid, h->len);
+	if (t && fwd_request(d, c, h, payload, row->where))
 		return 0; /* another pvmd's, or split over several */
 	if (!t)
-		plog(PL_DEBUG, "%s from pid %d (wid %u, %u bytes)",
-		     table[code].name, (int)conn_peer_pid(c), h->wid, h->len);
+		plog(PL_DEBUG, "%s from pid %d (wid %u, %u bytes)", row->name,
+		     (int)conn_peer_pid(c), h->wid, h->len);
 
 	struct wire_rd r;
 	wire_rd_init(&r, payload, h->len);
-	if (table[code].fn(d, c, h, &r) < 0) {
+	if (row->fn(d, c, h, &r) < 0) {
 		if (t)
 			plog(PL_ERR, "t%x: malformed %s request (%u bytes)",
-			     t->tid, table[code].name, h->len);
+			     t->tid, row->name, h->len);
 		else
 			plog(PL_ERR, "pid %d: malformed %s request (%u bytes)",
-			     (int)conn_peer_pid(c), table[code].name, h->len);
+			     (int)conn_peer_pid(c), row->name, h->len);
 		return -1;
 	}
 	return 0;

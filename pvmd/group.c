@@ -463,7 +463,7 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		write_members(&w, g);
 		/* with several hosts the pvmd counts every barrier
 		 * (docs/hosts.md) */
-		wire_wr_i32(&w, host_count() > 1 ? -1 : g->slot);
+		wire_wr_i32(&w, host_count(d) > 1 ? -1 : g->slot);
 		wire_wr_i32(&w, g->gid);
 	} else {
 		wire_wr_i32(&w, st);

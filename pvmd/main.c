@@ -31,7 +31,6 @@
 #include "pvmd/conn.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
-#include "pvmd/host/password.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
@@ -301,7 +300,6 @@ static void shutdown_pvmd(struct pvmd *d)
 	mbox_free_all(d);
 	group_free_all(d);
 	gshm_close(d);
-	hoster_fini(d);
 	host_fini(d);
 	shmseg_remove_all(); /* inboxes of tasks (docs/shm.md) */
 	free(d->halt_pids);
@@ -371,23 +369,17 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 
 	plog(PL_INFO, "pvmd started: pid %d, host %s, arch %s, socket %s",
 	     (int)getpid(), d->hostname, d->arch, d->sockpath);
-	if (slave) {
+	if (slave)
 		plog(PL_INFO, "started by the master as host %d (%s)",
 		     d->hosttid >> WIRE_TID_HOST_SHIFT, d->ip);
-		slave_report_ok(d);
-	}
 	/* With a hostfile, the starting process returns once its hosts are
 	 * in the machine (or have failed, in the log): pvmd_started(). */
 	started_foreground = foreground;
-	hoster_set_foreground(foreground);
-	int pending = 0;
-	if (hostfile) {
-		char herr2[700];
-		pending =
-			hoster_start_hostfile(d, hostfile, herr2, sizeof herr2);
-		if (pending < 0)
-			startup_fail("%s", herr2);
-	}
+	char herr2[700];
+	int pending =
+		host_started(d, foreground, hostfile, herr2, sizeof herr2);
+	if (pending < 0)
+		startup_fail("%s", herr2);
 	if (!pending)
 		started(foreground);
 }
@@ -397,7 +389,7 @@ int main(int argc, char **argv)
 	int foreground = 0, debug = 0, opt;
 	const char *name = NULL;
 
-	/* run by ssh as the askpass program of a so=pw start (password.h) */
+	/* run by ssh as the askpass program of a so=pw start (host.h) */
 	pw_askpass_main(argc, argv);
 
 	int from_args = 0;
@@ -466,6 +458,10 @@ int main(int argc, char **argv)
 	idhash_init(&d->contexts);
 	log_set_debug(debug);
 	log_set_stderr(foreground);
+	if (host_layer_new(d) < 0) {
+		fprintf(stderr, "pvmd: out of memory\n");
+		return 1;
+	}
 	if (slave) {
 		if (hostfile) {
 			printf("error a hostfile is for the master\n");
@@ -473,9 +469,9 @@ int main(int argc, char **argv)
 		}
 		/* before the paths: it sets PVM_VMID */
 		if (from_args) /* wipes the ticket from argv first */
-			slave_read_args(d, argc - optind, argv + optind);
+			host_read_startup_args(d, argc - optind, argv + optind);
 		else
-			slave_read_config(d);
+			host_read_startup(d);
 	}
 
 	char err[600];

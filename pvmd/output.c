@@ -103,7 +103,7 @@ static int dest_alive(struct outpipe *p)
 	/* a task of another host: alive while its host is (its pvmd drops
 	 * what comes after it exits) */
 	if (p->outtid && !host_is_local_tid(p->d, p->outtid) &&
-	    host_of_tid(p->outtid))
+	    host_of_tid(p->d, p->outtid))
 		return 1;
 	if (p->outtid && !task_find(p->d, p->outtid)) {
 		plog(PL_INFO,

@@ -7,9 +7,9 @@
  * (children's stdout/stderr), notify.h, context.h, mbox.h, group.h,
  * signals.h (SIGCHLD reaping, halt), log.h, host.h (the other hosts);
  * main.c holds options, startup and shutdown; the hash table is
- * common/idhash.  Module state is kept in struct pvmd, but for the host
- * layer's (host.h) and a few caches (docs/architecture.md, "Known gaps");
- * log.c's and main.c's start-up report are the process's own.
+ * common/idhash.  Module state is kept in struct pvmd, the host layer's
+ * behind d->hosts; log.c's, main.c's start-up report and conn.c's pool
+ * of free frame buffers are the process's own (docs/architecture.md).
  */
 #ifndef PVMD_PVMD_H
 #define PVMD_PVMD_H
@@ -31,6 +31,7 @@ struct mb_class;
 struct group;
 struct gshm_slot;
 struct mb_wait;
+struct hostlayer;
 
 /* Host number of this pvmd (a one-host machine is host 1). */
 #define PVMD_HOSTNO 1
@@ -77,6 +78,9 @@ struct pvmd {
 	struct mb_class *mb_classes; /* by name, in creation order */
 	struct mb_wait *mb_waits;    /* reads held until an entry appears */
 
+	/* the other hosts: table, links, starts, forwards (pvmd/host/) */
+	struct hostlayer *hosts;
+
 	char **spawn_path; /* directories searched for spawn, NULL-ended */
 	/* descriptors set aside for spawned tasks still to connect
 	 * (spawn.c), copied from resv_src (/dev/null, or -1) */
@@ -99,5 +103,9 @@ struct pvmd {
 	struct ev_timer tick; /* housekeeping once a second */
 	unsigned ticks;
 };
+
+/* main.c: the hosts of the startup hostfile are in (or have failed):
+ * the process that started the pvmd may return (host_started). */
+void pvmd_started(void);
 
 #endif /* PVMD_PVMD_H */

@@ -93,11 +93,10 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	/* Its shared-memory inbox: senders see it dead (docs/shm.md). */
 	shmseg_mark_dead(tid);
 	notify_task_exit(d, tid);
-	host_task_exit(d, tid); /* the other hosts' notifies, mailbox, groups */
+	host_task_exit(d, tid); /* other hosts' notifies; a hoster task */
 	context_task_exit(d, tid);
 	mbox_task_exit(d, tid);
 	group_task_exit(d, tid);
-	hoster_task_exit(d, tid);
 	sibs_put(t->sibs);
 	free(t->aout);
 	free(t);
@@ -117,7 +116,7 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 {
 	if (!host_is_local_tid(d, h->dst)) {
 		/* another host's task: over the link to its pvmd */
-		struct host *o = host_of_tid(h->dst);
+		struct host *o = host_of_tid(d, h->dst);
 		if (o && o->state == HOST_UP)
 			return host_send(d, o, f);
 		if (h->flags & WIRE_F_FIRST)
@@ -135,7 +134,7 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		    (WIRE_TID_DAEMON | (uint32_t)d->hosttid)) {
 			if ((h->flags & (WIRE_F_FIRST | WIRE_F_LAST)) ==
 			    (WIRE_F_FIRST | WIRE_F_LAST))
-				hoster_task_msg(d, h->src, h,
+				host_daemon_msg(d, h->src, h,
 						f->data + WIRE_HDR_SIZE);
 			else if (h->flags & WIRE_F_FIRST)
 				plog(PL_ERR,

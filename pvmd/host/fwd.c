@@ -14,48 +14,14 @@
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/conn.h"
-#include "pvmd/host/host.h"
+#include "pvmd/ctl.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/log.h"
 #include "pvmd/notify.h"
 #include "pvmd/spawn.h"
 #include "pvmd/task.h"
 
 #define PEND_WID_BIT 0x80000000u
-
-int ctl_src(const struct conn *c, const struct wire_hdr *h)
-{
-	return c->task ? c->task->tid : h->src;
-}
-
-void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
-		   const struct wire_wr *payload)
-{
-	if (host_is_local_tid(d, tid)) {
-		struct task *t = task_find(d, tid);
-		if (t && t->conn)
-			conn_reply(d, t->conn, req, payload);
-		return;
-	}
-	struct wire_hdr hh = {.flags = WIRE_F_CTRL | WIRE_F_REPLY,
-			      .dst = tid,
-			      .src = d->hosttid,
-			      .tag = req->tag,
-			      .wid = req->wid};
-	host_send_ctrl(d, host_no_of_tid(tid), &hh, payload);
-}
-
-void ctl_reply_list(struct pvmd *d, int tid, const struct wire_hdr *req,
-		    int status, int n, const int *v)
-{
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, status);
-	wire_wr_i32(&w, n);
-	for (int i = 0; i < n; i++)
-		wire_wr_i32(&w, v[i]);
-	ctl_reply_tid(d, tid, req, &w);
-	wire_wr_free(&w);
-}
 
 /* ---- pending requests this pvmd made for itself ---- */
 
@@ -85,23 +51,23 @@ struct pend {
 	int target;
 };
 
-static struct pend *pend_new(enum pend_kind kind)
+static struct pend *pend_new(struct pvmd *d, enum pend_kind kind)
 {
 	struct pend *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	if (++hl.fwd_last_wid >= PEND_WID_BIT)
-		hl.fwd_last_wid = 1;
-	p->wid = hl.fwd_last_wid | PEND_WID_BIT;
+	if (++d->hosts->fwd_last_wid >= PEND_WID_BIT)
+		d->hosts->fwd_last_wid = 1;
+	p->wid = d->hosts->fwd_last_wid | PEND_WID_BIT;
 	p->kind = kind;
-	p->next = hl.pends;
-	hl.pends = p;
+	p->next = d->hosts->pends;
+	d->hosts->pends = p;
 	return p;
 }
 
-static void pend_free(struct pend *p)
+static void pend_free(struct pvmd *d, struct pend *p)
 {
-	for (struct pend **pp = &hl.pends; *pp; pp = &(*pp)->next)
+	for (struct pend **pp = &d->hosts->pends; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			*pp = p->next;
 			break;
@@ -178,7 +144,7 @@ static void tasks_finish(struct pvmd *d, struct pend *p)
 	}
 	ctl_reply_tid(d, p->req_tid, &p->req, &w);
 	wire_wr_free(&w);
-	pend_free(p);
+	pend_free(d, p);
 }
 
 /* Adds a TM_TASKS reply's list to p. */
@@ -220,7 +186,7 @@ static void tasks_local(struct pvmd *d, struct pend *p)
 
 static int fwd_tasks_all(struct pvmd *d, int src, const struct wire_hdr *h)
 {
-	struct pend *p = pend_new(P_TASKS);
+	struct pend *p = pend_new(d, P_TASKS);
 	if (!p)
 		return 0;
 	p->req_tid = src;
@@ -229,7 +195,7 @@ static int fwd_tasks_all(struct pvmd *d, int src, const struct wire_hdr *h)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	for (int i = 1; i <= HOST_MAX; i++) {
-		struct host *o = host_get(i);
+		struct host *o = host_get(d, i);
 		if (!o || o->state != HOST_UP || wire_host_tid(i) == d->hosttid)
 			continue;
 		w.len = 0;
@@ -253,7 +219,7 @@ static void spawn_finish(struct pvmd *d, struct pend *p)
 	for (int i = 0; i < p->count; i++)
 		started += p->tids[i] > 0;
 	ctl_reply_list(d, p->req_tid, &p->req, started, p->count, p->tids);
-	pend_free(p);
+	pend_free(d, p);
 }
 
 /* Fills host `no`'s slots from its reply (or with `code` if none). */
@@ -317,7 +283,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 	hostpart[hl_len] = 0;
 	int set[HOST_MAX], nset = 0, local_in = 0;
 	for (int i = 1; i <= HOST_MAX; i++) {
-		struct host *o = host_get(i);
+		struct host *o = host_get(d, i);
 		if (o && o->state == HOST_UP &&
 		    spawn_selects(d, o, q.flags, hostpart)) {
 			set[nset++] = i;
@@ -328,14 +294,14 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		spawn_req_free(&q);
 		return 0; /* all here, or nowhere: the local handler */
 	}
-	struct pend *p = pend_new(P_SPAWN);
+	struct pend *p = pend_new(d, P_SPAWN);
 	if (p) {
 		p->tids = calloc((size_t)q.count, sizeof *p->tids);
 		p->slots = calloc((size_t)q.count, sizeof *p->slots);
 	}
 	if (!p || !p->tids || !p->slots) {
 		if (p)
-			pend_free(p);
+			pend_free(d, p);
 		spawn_req_free(&q);
 		return 0;
 	}
@@ -345,8 +311,8 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 	/* round robin over the selected hosts, going on where the last
 	 * spawn stopped */
 	for (int i = 0; i < q.count; i++)
-		p->slots[i] = set[(hl.spawn_rr + i) % nset];
-	hl.spawn_rr = (hl.spawn_rr + q.count) % nset;
+		p->slots[i] = set[(d->hosts->spawn_rr + i) % nset];
+	d->hosts->spawn_rr = (d->hosts->spawn_rr + q.count) % nset;
 
 	for (int s = 0; s < nset; s++) {
 		int no = set[s], k = 0;
@@ -354,7 +320,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 			k += p->slots[i] == no;
 		if (!k)
 			continue;
-		struct host *o = host_get(no);
+		struct host *o = host_get(d, no);
 		struct spawn_req sub = q;
 		char where[600];
 		snprintf(where, sizeof where, "%s%s", o->name,
@@ -394,7 +360,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 
 void fwd_check_task(struct pvmd *d, int tid)
 {
-	struct pend *p = pend_new(P_PSTAT);
+	struct pend *p = pend_new(d, P_PSTAT);
 	if (!p)
 		return;
 	p->target = tid;
@@ -406,7 +372,7 @@ void fwd_check_task(struct pvmd *d, int tid)
 	int no = host_no_of_tid(tid);
 	if (pend_wait(p, no) < 0 || !host_send_ctrl(d, no, &hh, &w)) {
 		notify_task_exit(d, tid);
-		pend_free(p);
+		pend_free(d, p);
 	}
 	wire_wr_free(&w);
 }
@@ -430,59 +396,44 @@ static int forward(struct pvmd *d, int no, const struct wire_hdr *h,
 	struct fbuf *f = fbuf_frame(&hh, payload, h->len);
 	if (!f)
 		return 0;
-	int r = host_send(d, host_get(no), f);
+	int r = host_send(d, host_get(d, no), f);
 	fbuf_put(f);
 	return r;
 }
 
 int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		const uint8_t *payload)
+		const uint8_t *payload, enum ctl_where where)
 {
-	if (host_count() <= 1)
+	if (host_count(d) <= 1)
 		return 0;
 	int src = ctl_src(c, h), no = 0;
-	switch (h->tag) {
-	case WIRE_TM_MBOX_PUT:
-	case WIRE_TM_MBOX_GET:
-	case WIRE_TM_MBOX_DEL:
-	case WIRE_TM_MBOX_LIST:
-	case WIRE_TM_GS_JOIN:
-	case WIRE_TM_GS_LEAVE:
-	case WIRE_TM_GS_INFO:
-	case WIRE_TM_GS_BARRIER:
-	case WIRE_TM_GS_FREEZE:
-	case WIRE_TM_GS_LIST:
-	case WIRE_TM_ADDHOST:
-	case WIRE_TM_DELHOST:
-	case WIRE_TM_CONTEXT: /* contexts are unique in the whole machine */
+	switch (where) {
+	case CTL_MASTER:
 		no = 1;
 		break;
-	case WIRE_TM_KILL:
-	case WIRE_TM_SIGNAL:
-	case WIRE_TM_PSTAT:
-	case WIRE_TM_ROUTEADDR:
-	case WIRE_TM_HOSTSYNC:
+	case CTL_TID_HOST:
 		no = host_no_of_tid(first_i32(h, payload));
 		break;
-	case WIRE_TM_TASKS: {
-		int where = first_i32(h, payload);
+	case CTL_SPLIT:
+		if (h->tag == WIRE_TM_SPAWN)
+			return fwd_spawn(d, src, h, payload);
+		/* TM_TASKS: of one task or host, or of the whole machine */
 		if (h->len != 4)
 			return 0;
-		if (where == 0)
+		no = first_i32(h, payload);
+		if (no == 0)
 			return fwd_tasks_all(d, src, h);
-		no = host_no_of_tid(where);
+		no = host_no_of_tid(no);
 		break;
-	}
-	case WIRE_TM_SPAWN:
-		return fwd_spawn(d, src, h, payload);
-	case WIRE_TM_HALT:
+	case CTL_ALL:
 		host_halt_all(d);
 		return 1;
-	default:
+	case CTL_HERE:
+	case CTL_ANY:
 		return 0;
 	}
-	if (wire_host_tid(no) == d->hosttid || !host_get(no) ||
-	    host_get(no)->state != HOST_UP)
+	if (wire_host_tid(no) == d->hosttid || !host_get(d, no) ||
+	    host_get(d, no)->state != HOST_UP)
 		return 0; /* here, or no such host: the local handler */
 	return forward(d, no, h, payload);
 }
@@ -501,7 +452,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		conn_send(d, t->conn, f);
 		return;
 	}
-	struct pend *p = hl.pends;
+	struct pend *p = d->hosts->pends;
 	while (p && p->wid != h->wid)
 		p = p->next;
 	int no = host_no_of_tid(h->src);
@@ -521,14 +472,14 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 	case P_PSTAT:
 		if (first_i32(h, payload) == PvmNoTask)
 			notify_task_exit(d, p->target);
-		pend_free(p);
+		pend_free(d, p);
 		break;
 	}
 }
 
 void fwd_host_lost(struct pvmd *d, int no)
 {
-	for (struct pend *p = hl.pends, *next; p; p = next) {
+	for (struct pend *p = d->hosts->pends, *next; p; p = next) {
 		next = p->next;
 		if (!pend_done(p, no))
 			continue;
@@ -543,7 +494,7 @@ void fwd_host_lost(struct pvmd *d, int no)
 				spawn_finish(d, p);
 			break;
 		case P_PSTAT:
-			pend_free(p); /* its host's exits are delivered */
+			pend_free(d, p); /* its host's exits are delivered */
 			break;
 		}
 	}

@@ -23,20 +23,78 @@
 #include "pvmd/context.h"
 #include "pvmd/ctl.h"
 #include "pvmd/group.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
 #include "pvmd/signals.h"
 #include "pvmd/task.h"
 
-struct hostlayer hl = {.tcp_fd = -1};
+/* TM_CONFIG (pvm_config): the hosts of the machine and their kinds. */
+static int ctl_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r)
+{
+	if (r->err || r->left)
+		return -1;
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	if (!d->hosts->nup) {
+		/* not yet in a table (a slave before the master's) */
+		wire_wr_i32(&w, 1); /* hosts */
+		wire_wr_i32(&w, 1); /* architectures */
+		wire_wr_i32(&w, d->hosttid);
+		wire_wr_str(&w, d->hostname);
+		wire_wr_str(&w, d->arch);
+		wire_wr_i32(&w, PVMD_SPEED);
+		wire_wr_i32(&w, PVMD_DSIG);
+	} else {
+		int n = 0, narch = 0;
+		const char *archs[64];
+		for (int i = 1; i <= HOST_MAX; i++) {
+			struct host *o = host_get(d, i);
+			if (!o || o->state != HOST_UP)
+				continue;
+			n++;
+			int k = 0;
+			while (k < narch && strcmp(archs[k], o->arch))
+				k++;
+			if (k == narch && narch < 64)
+				archs[narch++] = o->arch;
+		}
+		wire_wr_i32(&w, n);
+		wire_wr_i32(&w, narch);
+		for (int i = 1; i <= HOST_MAX; i++) {
+			struct host *o = host_get(d, i);
+			if (!o || o->state != HOST_UP)
+				continue;
+			wire_wr_i32(&w, wire_host_tid(i));
+			wire_wr_str(&w, o->name);
+			wire_wr_str(&w, o->arch);
+			wire_wr_i32(&w, o->speed);
+			wire_wr_i32(&w, o->dsig);
+		}
+	}
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+	return 0;
+}
+
+/* The host layer's rows of the control table (ctl.h). */
+const struct ctl_row host_ctl_rows[WIRE_TM_MAX] = {
+	[WIRE_TM_CONFIG] = {"TM_CONFIG", ctl_config, CTL_ANY},
+	[WIRE_TM_ADDHOST] = {"TM_ADDHOST", ctl_addhost, CTL_MASTER},
+	[WIRE_TM_DELHOST] = {"TM_DELHOST", ctl_delhost, CTL_MASTER},
+	[WIRE_TM_HOSTSYNC] = {"TM_HOSTSYNC", ctl_hostsync, CTL_TID_HOST},
+	[WIRE_TM_REGHOSTER] = {"TM_REGHOSTER", ctl_reghoster, CTL_HERE},
+};
 
 /* ---- the table ---- */
 
-struct host *host_get(int hostno)
+struct host *host_get(const struct pvmd *d, int hostno)
 {
-	return hostno >= 1 && hostno <= HOST_MAX ? hl.hosts[hostno] : NULL;
+	return hostno >= 1 && hostno <= HOST_MAX ? d->hosts->hosts[hostno]
+						 : NULL;
 }
 
 int host_no_of_tid(int tid)
@@ -45,9 +103,9 @@ int host_no_of_tid(int tid)
 		     WIRE_TID_HOST_SHIFT);
 }
 
-struct host *host_of_tid(int tid)
+struct host *host_of_tid(const struct pvmd *d, int tid)
 {
-	return host_get(host_no_of_tid(tid));
+	return host_get(d, host_no_of_tid(tid));
 }
 
 int host_is_local_tid(const struct pvmd *d, int tid)
@@ -59,26 +117,26 @@ int host_tid_present(const struct pvmd *d, int tid)
 {
 	if (host_is_local_tid(d, tid))
 		return 1;
-	const struct host *h = host_of_tid(tid);
+	const struct host *h = host_of_tid(d, tid);
 	return h && h->state == HOST_UP;
 }
 
-int host_count(void)
+int host_count(const struct pvmd *d)
 {
-	return hl.nup ? hl.nup : 1;
+	return d->hosts->nup ? d->hosts->nup : 1;
 }
 
-struct host *host_by_name(const char *name)
+struct host *host_by_name(const struct pvmd *d, const char *name)
 {
 	for (int i = 1; i <= HOST_MAX; i++) {
-		struct host *h = hl.hosts[i];
+		struct host *h = d->hosts->hosts[i];
 		if (h && !strcmp(h->name, name))
 			return h;
 	}
 	return NULL;
 }
 
-struct host *host_new(int no)
+struct host *host_new(struct pvmd *d, int no)
 {
 	struct host *h = calloc(1, sizeof *h);
 	if (!h)
@@ -86,7 +144,7 @@ struct host *host_new(int no)
 	h->no = no;
 	h->speed = PVMD_SPEED;
 	h->dsig = PVMD_DSIG;
-	hl.hosts[no] = h;
+	d->hosts->hosts[no] = h;
 	return h;
 }
 
@@ -118,7 +176,7 @@ int host_send(struct pvmd *d, struct host *h, struct fbuf *f)
 int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
 		   const struct wire_wr *payload)
 {
-	struct host *h = host_get(hostno);
+	struct host *h = host_get(d, hostno);
 	if (!h || (payload && payload->err))
 		return 0;
 	struct wire_hdr x = *hh;
@@ -146,9 +204,10 @@ static void send_dm(struct pvmd *d, struct host *h, int code,
 static void send_dm_all(struct pvmd *d, int code, const struct wire_wr *payload)
 {
 	for (int i = 1; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP &&
+		if (d->hosts->hosts[i] &&
+		    d->hosts->hosts[i]->state == HOST_UP &&
 		    wire_host_tid(i) != d->hosttid)
-			send_dm(d, hl.hosts[i], code, payload);
+			send_dm(d, d->hosts->hosts[i], code, payload);
 }
 
 /* ---- the host table (DM_HOSTTAB) ---- */
@@ -169,16 +228,16 @@ void host_table_changed(struct pvmd *d)
 	wire_wr_init(&w);
 	int n = 0;
 	for (int i = 1; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP)
+		if (d->hosts->hosts[i] && d->hosts->hosts[i]->state == HOST_UP)
 			n++;
 	wire_wr_i32(&w, n);
 	for (int i = 1; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && hl.hosts[i]->state == HOST_UP)
-			put_host(&w, hl.hosts[i]);
+		if (d->hosts->hosts[i] && d->hosts->hosts[i]->state == HOST_UP)
+			put_host(&w, d->hosts->hosts[i]);
 	send_dm_all(d, WIRE_DM_HOSTTAB, &w);
 	wire_wr_free(&w);
-	int before = hl.nup;
-	hl.nup = n;
+	int before = d->hosts->nup;
+	d->hosts->nup = n;
 	if ((before > 1) != (n > 1))
 		group_hosts_changed(d);
 }
@@ -234,14 +293,15 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 		char *addr = wire_rd_strdup(r);
 		int no = host_no_of_tid(tid);
 		int ok = !r->err && no >= 1 && tid == wire_host_tid(no) &&
-			 strlen(name) < sizeof hl.hosts[0]->name &&
-			 strlen(arch) < sizeof hl.hosts[0]->arch &&
-			 strlen(addr) < sizeof hl.hosts[0]->addr && !seen[no];
+			 strlen(name) < sizeof d->hosts->hosts[0]->name &&
+			 strlen(arch) < sizeof d->hosts->hosts[0]->arch &&
+			 strlen(addr) < sizeof d->hosts->hosts[0]->addr &&
+			 !seen[no];
 		if (ok) {
 			seen[no] = 1;
-			struct host *h = host_get(no);
+			struct host *h = host_get(d, no);
 			if (!h)
-				h = host_new(no);
+				h = host_new(d, no);
 			if (h) {
 				strcpy(h->name, name);
 				strcpy(h->arch, arch);
@@ -260,10 +320,11 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 	if (r->left)
 		return -1;
 	for (int i = 1; i <= HOST_MAX; i++)
-		if (hl.hosts[i] && !seen[i] && wire_host_tid(i) != d->hosttid)
-			host_lost(d, hl.hosts[i],
+		if (d->hosts->hosts[i] && !seen[i] &&
+		    wire_host_tid(i) != d->hosttid)
+			host_lost(d, d->hosts->hosts[i],
 				  "deleted from the virtual machine");
-	hl.nup = n;
+	d->hosts->nup = n;
 	return 0;
 }
 
@@ -278,13 +339,14 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	case WIRE_DM_PING:
 		return 0;
 	case WIRE_DM_HOSTTAB:
-		if (hl.master || c->host->no != 1 || dm_hosttab(d, &r) < 0) {
+		if (d->hosts->master || c->host->no != 1 ||
+		    dm_hosttab(d, &r) < 0) {
 			*why = "bad host table";
 			return -1;
 		}
 		return 0;
 	case WIRE_DM_HOSTADD:
-		if (hl.master || c->host->no != 1 ||
+		if (d->hosts->master || c->host->no != 1 ||
 		    dm_hostadd(d, payload, h->len) < 0) {
 			*why = "bad host addition";
 			return -1;
@@ -297,7 +359,7 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			return -1;
 		}
 		notify_task_exit(d, tid);
-		if (hl.master) {
+		if (d->hosts->master) {
 			context_task_exit(d, tid);
 			mbox_task_exit(d, tid);
 			group_task_exit(d, tid);
@@ -305,7 +367,7 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return 0;
 	}
 	case WIRE_DM_HALT:
-		if (hl.master) {
+		if (d->hosts->master) {
 			plog(PL_INFO, "halt asked by host %s", c->host->name);
 			host_halt_all(d);
 		} else if (c->host->no == 1) {
@@ -359,7 +421,7 @@ int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 
 void host_link_closed(struct pvmd *d, struct conn *c, const char *why)
 {
-	struct host *h = c->host ? c->host : host_get(c->peer_no);
+	struct host *h = c->host ? c->host : host_get(d, c->peer_no);
 	if (!h || (h->link != c && h->connecting != c)) {
 		plog(PL_DEBUG, "a pvmd link closed (%s)", why);
 		return;
@@ -384,7 +446,7 @@ void host_link_closed(struct pvmd *d, struct conn *c, const char *why)
 	plog(PL_INFO, "link to host %s (%d) closed: %s", h->name, h->no, why);
 	if (h->state == HOST_STARTING) {
 		hoster_link_failed(d, h, why);
-	} else if (hl.master) {
+	} else if (d->hosts->master) {
 		host_lost(d, h, why);
 	} else if (h->no == 1) {
 		pvmd_halt(d, "lost the master pvmd");
@@ -401,7 +463,7 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 	plog(strcmp(why, "deleted") ? PL_ERR : PL_INFO,
 	     "host %s (t%x) is gone: %s", h->name, wire_host_tid(no), why);
 	int was_up = h->state == HOST_UP;
-	hl.hosts[no] = NULL;
+	d->hosts->hosts[no] = NULL;
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->kind == CONN_LINK &&
@@ -417,18 +479,19 @@ void host_lost(struct pvmd *d, struct host *h, const char *why)
 	if (!was_up)
 		return;
 	notify_host_lost(d, wire_host_tid(no));
-	if (hl.master) {
+	if (d->hosts->master) {
 		mbox_host_lost(d, no);
 		group_host_lost(d, no);
 		host_table_changed(d);
 	} else {
-		hl.nup--;
+		d->hosts->nup--;
 	}
 }
 
 void host_task_exit(struct pvmd *d, int tid)
 {
-	if (hl.nup <= 1)
+	hoster_task_exit(d, tid);
+	if (d->hosts->nup <= 1)
 		return;
 	struct wire_wr w;
 	wire_wr_init(&w);
@@ -439,8 +502,8 @@ void host_task_exit(struct pvmd *d, int tid)
 
 void host_halt_all(struct pvmd *d)
 {
-	if (!hl.master) {
-		struct host *m = host_get(1);
+	if (!d->hosts->master) {
+		struct host *m = host_get(d, 1);
 		if (m && m->link) {
 			send_dm(d, m, WIRE_DM_HALT, NULL);
 			return;
@@ -449,7 +512,7 @@ void host_halt_all(struct pvmd *d)
 		return;
 	}
 	for (int i = 2; i <= HOST_MAX; i++) {
-		struct host *h = hl.hosts[i];
+		struct host *h = d->hosts->hosts[i];
 		if (h && h->link) {
 			send_dm(d, h, WIRE_DM_HALT, NULL);
 			conn_flush_now(d, h->link);
@@ -481,23 +544,33 @@ static void guess_ip(struct pvmd *d)
 
 void host_set_addr(struct pvmd *d)
 {
-	struct host *me = host_of_tid(d->hosttid);
+	struct host *me = host_of_tid(d, d->hosttid);
 	if (me)
-		snprintf(me->addr, sizeof me->addr, "%s:%d", d->ip, hl.port);
+		snprintf(me->addr, sizeof me->addr, "%s:%d", d->ip,
+			 d->hosts->port);
 }
 
-int host_save_secret(void)
+int host_save_secret(const struct pvmd *d)
 {
 	char path[600];
 	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0)
 		return -1;
-	return auth_secret_save(path, hl.secret);
+	return auth_secret_save(path, d->hosts->secret);
+}
+
+int host_layer_new(struct pvmd *d)
+{
+	d->hosts = calloc(1, sizeof *d->hosts);
+	if (!d->hosts)
+		return -1;
+	d->hosts->tcp_fd = -1;
+	return 0;
 }
 
 int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 {
-	hl.master = master;
-	hl.timeout_ms = HOST_TIMEOUT_MS;
+	d->hosts->master = master;
+	d->hosts->timeout_ms = HOST_TIMEOUT_MS;
 	const char *t = getenv("PVM_HOST_TIMEOUT");
 	if (t && *t) {
 		char *end;
@@ -509,26 +582,26 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 				t);
 			return -1;
 		}
-		hl.timeout_ms = (unsigned)v;
+		d->hosts->timeout_ms = (unsigned)v;
 	}
 	if (link_init(d, err, errlen) < 0)
 		return -1;
 	if (!*d->ip)
 		guess_ip(d);
-	if (!master && hl.have_secret && host_save_secret() < 0) {
+	if (!master && d->hosts->have_secret && host_save_secret(d) < 0) {
 		snprintf(err, errlen, "cannot write the secret: %s",
 			 strerror(errno));
 		return -1;
 	}
 	if (master) {
-		if (auth_random(hl.secret, AUTH_SECRET_LEN) < 0 ||
-		    host_save_secret() < 0) {
+		if (auth_random(d->hosts->secret, AUTH_SECRET_LEN) < 0 ||
+		    host_save_secret(d) < 0) {
 			snprintf(err, errlen, "cannot create the secret: %s",
 				 strerror(errno));
 			return -1;
 		}
-		hl.have_secret = 1;
-		struct host *me = host_new(host_no_of_tid(d->hosttid));
+		d->hosts->have_secret = 1;
+		struct host *me = host_new(d, host_no_of_tid(d->hosttid));
 		if (!me) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -537,22 +610,35 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		snprintf(me->arch, sizeof me->arch, "%s", d->arch);
 		me->state = HOST_UP;
 		host_set_addr(d);
-		hl.nup = 1;
+		d->hosts->nup = 1;
 	}
 	return 0;
 }
 
+int host_started(struct pvmd *d, int foreground, const char *hostfile,
+		 char *err, size_t errlen)
+{
+	if (!d->hosts->master)
+		slave_report_ok(d);
+	d->hosts->foreground = foreground;
+	return hostfile ? hoster_start_hostfile(d, hostfile, err, errlen) : 0;
+}
+
 void host_fini(struct pvmd *d)
 {
+	hoster_fini(d);
 	link_fini(d);
 	for (int i = 1; i <= HOST_MAX; i++) {
-		if (hl.hosts[i]) {
-			host_drop_queue(hl.hosts[i]);
-			free(hl.hosts[i]);
-			hl.hosts[i] = NULL;
+		if (d->hosts->hosts[i]) {
+			host_drop_queue(d->hosts->hosts[i]);
+			free(d->hosts->hosts[i]);
+			d->hosts->hosts[i] = NULL;
 		}
 	}
 	char path[600];
 	if (vmdir_file(path, sizeof path, VMDIR_SECRET) == 0)
 		unlink(path);
+	explicit_bzero(d->hosts, sizeof *d->hosts); /* the secret */
+	free(d->hosts);
+	d->hosts = NULL;
 }

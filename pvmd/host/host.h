@@ -1,5 +1,6 @@
 /*
- * host.h - the other hosts of the virtual machine (docs/hosts.md).
+ * host.h - the other hosts of the virtual machine (docs/hosts.md): what
+ * the pvmd's core sees of the host layer.
  *
  * The host layer, all in pvmd/host/: host.c keeps the host table and
  * what links carry, link.c the TCP links between pvmds (accept, connect,
@@ -7,24 +8,23 @@
  * on other hosts (TM_ADDHOST, TM_DELHOST, the hostfile), hoster_task.c
  * through a registered hoster task; slave.c is the startup of a pvmd
  * started that way; fwd.c sends task requests to the pvmd that handles
- * them and routes the replies back.
+ * them and routes the replies back.  Its own state (struct hostlayer,
+ * d->hosts) and the functions its files share are in hostlayer.h, which
+ * only pvmd/host/ includes.
  */
 #ifndef PVMD_HOST_H
 #define PVMD_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "proto/auth.h"
-#include "pvmd/host/hostfile.h"
+#include "pvmd/ctl.h"
 #include "pvmd/pvmd.h"
 
-#define HOST_MAX	4095 /* host numbers 1..HOST_MAX (12 bits) */
-#define HOST_PING_MS	500
-#define HOST_TIMEOUT_MS 4000 /* default; PVM_HOST_TIMEOUT */
+#define HOST_MAX 4095 /* host numbers 1..HOST_MAX (12 bits) */
 
 struct conn;
-struct hostopt;
-struct start;
 struct pend;
 
 enum host_state {
@@ -33,6 +33,7 @@ enum host_state {
 	HOST_UP,       /* in the table */
 };
 
+/* One host of the table.  The core reads it; the host layer writes it. */
 struct host {
 	int no; /* host number: tid = no << 18 */
 	enum host_state state;
@@ -52,222 +53,89 @@ struct host {
 	uint32_t hoster_wid;
 };
 
-/* Per-pvmd state of the host layer (one instance, in host.c). */
-struct hostlayer {
-	struct host *hosts[HOST_MAX + 1]; /* by number; NULL: unused */
-	int nup;    /* hosts in HOST_UP, this one included */
-	int master; /* this pvmd is the master */
-	uint8_t secret[AUTH_SECRET_LEN];
-	int have_secret;
-	/* a slave started through a hoster: the ticket until the master's
-	 * first link has brought the secret */
-	uint8_t ticket[AUTH_SECRET_LEN];
-	int have_ticket;
-	/* HMAC(secret, "pvmd-secret-commit" | ticket | ticket): the secret
-	 * the master brings must match it (a ticket thief's would not) */
-	uint8_t commit[AUTH_MAC_LEN];
-	int have_commit;
-	unsigned ticket_life_ms; /* it stops when no master came by then */
-	uint64_t ticket_deadline;
-	int tcp_fd;	     /* listening TCP socket */
-	struct ev_io tcp_io; /* its watcher (link.c) */
-	int tcp_paused;	     /* out of descriptors: accepting again next tick */
-	int port;
-	unsigned timeout_ms; /* a silent link is dead after this */
-	struct ev_timer ping;
-	int spawn_rr; /* round-robin position of default spawns */
+/* ---- life: main.c calls these in this order ---- */
 
-	/* hoster.c (master): starts in progress, the startup hostfile */
-	struct start *starts;
-	int foreground;		  /* pvmd -f: stdin and stdout are the user's */
-	struct start *manual_now; /* the manual start holding the terminal */
-	struct hostfile hf;	  /* the startup hostfile's entries */
-	int have_hf;
-	/* hoster_task.c (master): the registered hoster, or 0 */
-	int hoster_tid;
-	uint32_t hoster_last_wid;
-	/* fwd.c: requests forwarded to other pvmds, waiting for replies, and
-	 * the wid of the last one */
-	struct pend *pends;
-	uint32_t fwd_last_wid;
-	/* slave.c: the master's address, as ssh saw it */
-	char client_ip[64];
-};
+/* First thing in main: if PVMD_ASKPASS_FILE is set, this pvmd binary was
+ * run by ssh as the askpass program of a so=pw start (password.h).  Never
+ * returns then (exit 0 after printing the password, 1 if the file is not
+ * one of ours). */
+void pw_askpass_main(int argc, char **argv);
 
-extern struct hostlayer hl;
-
-/* ---- host.c ---- */
-
-/* A new entry for host number `no` (state HOST_FREE), or NULL. */
-struct host *host_new(int no);
-/* Drops the frames waiting for a link to h. */
-void host_drop_queue(struct host *h);
-
+/* d->hosts, empty; before anything else of the layer.  0, or -1 when out
+ * of memory. */
+int host_layer_new(struct pvmd *d);
+/* `pvmd -s`: reads the startup lines a master sends on stdin, sets the
+ * environment and the pvmd's identity; exits with a line on stdout when
+ * they are bad.  host_read_startup_args: `pvmd -s -S line...`, the same
+ * lines as arguments (a start through a registered hoster: a ticket
+ * instead of the secret), the ticket's argument wiped at once. */
+void host_read_startup(struct pvmd *d);
+void host_read_startup_args(struct pvmd *d, int argc, char **argv);
 /* Opens the TCP listener, reads PVM_HOST_TIMEOUT, and on the master
  * creates the secret (written to the VM directory) and enters this host
  * as host 1.  Returns 0 or -1 with a message in err. */
 int host_init(struct pvmd *d, int master, char *err, size_t errlen);
-/* Writes hl.secret to the VM directory (for our tasks' direct routes,
- * docs/protocol.md).  0, or -1 with errno set. */
-int host_save_secret(void);
+/* The pvmd is serving: a slave tells its master ("ok ..." on stdout); the
+ * master starts the hosts of `hostfile` (or none: NULL).  Returns 1 when
+ * some are being started (pvmd_started(), pvmd.h, is called when the
+ * last is in or has failed), 0 when none, -1 with a message in err when
+ * the file cannot be read or has an error.  `foreground`: pvmd -f, so=ms
+ * manual starts hold their dialogue on stdin and stdout. */
+int host_started(struct pvmd *d, int foreground, const char *hostfile,
+		 char *err, size_t errlen);
+/* Stops starts, closes the links and frees d->hosts. */
 void host_fini(struct pvmd *d);
-struct host *host_get(int hostno);
+
+/* ---- the table ---- */
+
+struct host *host_get(const struct pvmd *d, int hostno);
 /* The host a tid belongs to (NULL: not in the table). */
-struct host *host_of_tid(int tid);
+struct host *host_of_tid(const struct pvmd *d, int tid);
 int host_no_of_tid(int tid);
 /* By name (as added) or by the string form of its tid. */
-struct host *host_by_name(const char *name);
+struct host *host_by_name(const struct pvmd *d, const char *name);
 int host_is_local_tid(const struct pvmd *d, int tid);
 /* Whether the host of `tid` (whatever its task part) is in the machine:
  * this one, or one whose state is HOST_UP. */
 int host_tid_present(const struct pvmd *d, int tid);
+/* Number of hosts up (1 on a one-host machine). */
+int host_count(const struct pvmd *d);
+
+/* ---- what the core hands over ---- */
+
 /* Queues a frame for host h (on its link, or until one is up; opens one
  * if needed).  Returns 1 if queued, 0 if dropped. */
 int host_send(struct pvmd *d, struct host *h, struct fbuf *f);
 /* Sends a control frame built from `hh` and payload to host `hostno`. */
 int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
 		   const struct wire_wr *payload);
-/* The master's table changed: sends DM_HOSTTAB to every other host and
- * applies the change here. */
-void host_table_changed(struct pvmd *d);
-/* The master: one add request (or the startup hostfile) is done and
- * brought in these hosts: one PvmHostAdd notify on every host, listing
- * them (DM_HOSTADD), as the reference's one table update per request. */
-void host_added(struct pvmd *d, const int *tids, int n);
-/* ---- link.c ---- */
-
-/* Opens the TCP listener (hl.tcp_fd, hl.port) and starts the heartbeats;
- * 0, or -1 with a message in err.  link_fini closes the listener. */
-int link_init(struct pvmd *d, char *err, size_t errlen);
-void link_fini(struct pvmd *d);
-/* The frames of a link not authenticated yet (DM_HELLO, DM_AUTH).
- * Returns 0, or -1 with *why set (the caller closes the link). */
-int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		   const uint8_t *payload, const char **why);
-
-/* ---- host.c, again ---- */
-
-/* A link (outgoing, once the connect finished) or an accepted TCP
- * connection: the frame handler for it (conn.c calls it). */
+/* A frame on a link (outgoing, once the connect finished) or on an
+ * accepted TCP connection (conn.c calls it).  0, or -1 with *why set. */
 int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		    struct fbuf *f, const char **why);
 /* The connection `c` of a link closed. */
 void host_link_closed(struct pvmd *d, struct conn *c, const char *why);
-/* The master connects to a pvmd it started (hoster.c): when the link is
- * up, hoster_link_up(h) is called; on failure hoster_link_failed(h). */
-int host_connect(struct pvmd *d, struct host *h);
-/* Host h is gone (declared dead, deleted or halted): forgets it, drops
- * what was queued for it, delivers its tasks' exits and PvmHostDelete. */
-void host_lost(struct pvmd *d, struct host *h, const char *why);
-/* Tells every other host that local task `tid` is gone. */
+/* Local task `tid` is gone: the other hosts are told (their notifies,
+ * mailbox, groups); a registered hoster's starts fail. */
 void host_task_exit(struct pvmd *d, int tid);
-/* halt from anywhere: a slave asks the master; the master tells all. */
-void host_halt_all(struct pvmd *d);
-/* The master: this host's "ip:port" in its table entry, from d->ip. */
-void host_set_addr(struct pvmd *d);
-/* Number of hosts up (1 on a one-host machine). */
-int host_count(void);
-
-/* ---- hoster.c (master) ---- */
-
-int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		struct wire_rd *r);
-int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		struct wire_rd *r);
-/* Adds the hosts of the hostfile given at startup (not '&' ones).
- * Returns 1 when some are being started: pvmd_started() (main.c) is
- * called when the last one is in or has failed; 0 when none; -1 with a
- * message in err when the file cannot be read or has an error. */
-int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
-			  size_t errlen);
-void pvmd_started(void);
-void hoster_link_up(struct pvmd *d, struct host *h);
-void hoster_link_failed(struct pvmd *d, struct host *h, const char *why);
-/* Options of a host from the hostfile (NULL: none). */
-const struct hostopt *hoster_opts(const char *name);
-void hoster_fini(struct pvmd *d);
-/* pvmd -f: so=ms manual starts hold their dialogue on stdin/stdout. */
-void hoster_set_foreground(int on);
-/* The answer of a start made by a registered hoster (hoster_task.c):
- * the pvmd's line, handled as the one an ssh start reads; or a failure. */
-void hoster_answer(struct pvmd *d, struct host *h, char *line);
-void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why);
-
-/* ---- startup.c (master): what a new pvmd is told ---- */
-
-/* The command that starts a pvmd on o's host: "<dx>" -s.  0 or -1. */
-int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n);
-/* The startup values every new pvmd gets (docs/hosts.md, read by
- * slave.c), put(ctx, key, value) for each; the secret (or a ticket) and
- * "end" are the caller's to add. */
-void hoster_startup_values(const struct host *h, const struct hostopt *o,
-			   void (*put)(void *ctx, const char *key,
-				       const char *val),
-			   void *ctx);
-/* The startup lines for h's pvmd on its stdin, the secret and "end"
- * included, into buf (cut if they do not fit).  Returns their length. */
-int hoster_startup_lines(const struct host *h, const struct hostopt *o,
-			 char *buf, size_t size);
-/* PVM_HOST_START_TIMEOUT (ms, default 30000): how long a start may take
- * (and a hoster-started pvmd's ticket lives). */
-unsigned hoster_start_timeout(void);
-
-/* ---- hoster_task.c (master): a task registered with pvm_reg_hoster ---- */
-
-int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		  struct wire_rd *r);
-/* The registered hoster's tid, or 0. */
-int hoster_task_tid(void);
-/* Sends the hoster SM_STHOST for host h (a ticket is made for it).
- * 0 or a PVM error code. */
-int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o);
-/* A data message (one frame) from task `tid` to this pvmd's daemon
- * address (route_frame): SM_STHOSTACK from the hoster, anything else is
- * dropped. */
-void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
+/* A data message (one frame) from task `tid` to this pvmd's own address
+ * (route_frame): SM_STHOSTACK from the registered hoster; anything else
+ * is dropped. */
+void host_daemon_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		     const uint8_t *payload);
-/* Local task `tid` is gone: if it was the hoster, its starts fail. */
-void hoster_task_exit(struct pvmd *d, int tid);
 
-/* ---- slave.c ---- */
+/* ---- control requests ---- */
 
-/* `pvmd -s`: reads the startup lines from stdin, sets the environment
- * and the pvmd's identity; exits with a line on stdout when they are
- * bad. */
-void slave_read_config(struct pvmd *d);
-/* `pvmd -s -S line...`: the same lines from the arguments (a start
- * through a registered hoster: a ticket instead of the secret); the
- * ticket's argument is wiped at once. */
-void slave_read_args(struct pvmd *d, int argc, char **argv);
-/* Writes "ok <ip>:<port> <arch> <dsig>" (the pvmd is listening). */
-void slave_report_ok(struct pvmd *d);
-
-/* ---- fwd.c ---- */
-
-/* Called by ctl_dispatch for a request of a local task: if another pvmd
- * handles it, sends it there (or fans it out) and returns 1; else 0. */
+/* The host layer's rows of the control table (TM_CONFIG, TM_ADDHOST,
+ * TM_DELHOST, TM_HOSTSYNC, TM_REGHOSTER), indexed by code. */
+extern const struct ctl_row host_ctl_rows[];
+/* Called by ctl_dispatch for a request of a local task, with its row's
+ * `where`: if another pvmd handles it, sends it there (or splits it over
+ * several) and returns 1; else 0. */
 int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		const uint8_t *payload);
-/* A reply that came over a link (CTRL|REPLY). */
-void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f);
-/* Host `hostno` is gone: pending fan-outs waiting on it complete with
- * errors. */
-void fwd_host_lost(struct pvmd *d, int hostno);
-/* Sends a control reply to task `tid` wherever it is: its connection
- * here, or over the link to its host (REPLY). */
-void ctl_reply_tid(struct pvmd *d, int tid, const struct wire_hdr *req,
-		   const struct wire_wr *payload);
-/* ctl_reply_tid with the payload i32 status, i32 n, n x i32 v[i] (the
- * answer of spawn, addhost, delhost). */
-void ctl_reply_list(struct pvmd *d, int tid, const struct wire_hdr *req,
-		    int status, int n, const int *v);
-/* The tid a request on `c` is from: the task of a task connection, the
- * header's src on a link. */
-int ctl_src(const struct conn *c, const struct wire_hdr *h);
+		const uint8_t *payload, enum ctl_where where);
 /* A PvmTaskExit notify names a task of another host: asks that host
  * whether it still exists, and delivers the notify if not. */
 void fwd_check_task(struct pvmd *d, int tid);
-int ctl_hostsync(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
-		 struct wire_rd *r);
 
 #endif /* PVMD_HOST_H */

@@ -30,7 +30,7 @@
 #include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/host/password.h"
 #include "pvmd/log.h"
@@ -68,16 +68,11 @@ struct start {
 	char pwfile[600]; /* pw: the password's file while ssh logs in */
 };
 
-void hoster_set_foreground(int on)
-{
-	hl.foreground = on;
-}
-
 static void manual_next(struct pvmd *d);
 
-const struct hostopt *hoster_opts(const char *name)
+const struct hostopt *hoster_opts(const struct pvmd *d, const char *name)
 {
-	return hl.have_hf ? hostfile_find(&hl.hf, name) : NULL;
+	return d->hosts->have_hf ? hostfile_find(&d->hosts->hf, name) : NULL;
 }
 
 /* ---- answers ---- */
@@ -125,7 +120,7 @@ static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 
 static void start_free(struct pvmd *d, struct start *s)
 {
-	for (struct start **pp = &hl.starts; *pp; pp = &(*pp)->next)
+	for (struct start **pp = &d->hosts->starts; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
 			break;
@@ -146,9 +141,9 @@ static void start_free(struct pvmd *d, struct start *s)
 	if (s->asking)
 		pw_cancel(d);
 	pw_file_remove(s->pwfile);
-	int was_manual = hl.manual_now == s;
+	int was_manual = d->hosts->manual_now == s;
 	if (was_manual)
-		hl.manual_now = NULL;
+		d->hosts->manual_now = NULL;
 	free(s);
 	if (was_manual)
 		manual_next(d);
@@ -172,7 +167,7 @@ static void start_fail(struct pvmd *d, struct start *s, int code,
 	struct addreq *ar = s->ar;
 	int idx = s->idx;
 	start_free(d, s);
-	if (hl.hosts[h->no] == h) {
+	if (d->hosts->hosts[h->no] == h) {
 		h->state = HOST_FREE;
 		host_lost(d, h, why);
 	}
@@ -180,9 +175,9 @@ static void start_fail(struct pvmd *d, struct start *s, int code,
 		addreq_done(d, ar, idx, code);
 }
 
-static struct start *start_of(const struct host *h)
+static struct start *start_of(const struct pvmd *d, const struct host *h)
 {
-	for (struct start *s = hl.starts; s; s = s->next)
+	for (struct start *s = d->hosts->starts; s; s = s->next)
 		if (s->h == h)
 			return s;
 	return NULL;
@@ -190,7 +185,7 @@ static struct start *start_of(const struct host *h)
 
 void hoster_link_up(struct pvmd *d, struct host *h)
 {
-	struct start *s = start_of(h);
+	struct start *s = start_of(d, h);
 	h->state = HOST_UP;
 	int tid = wire_host_tid(h->no);
 	plog(PL_INFO, "host %s added as t%x (%s, %s)", h->name, tid, h->arch,
@@ -210,7 +205,7 @@ void hoster_link_up(struct pvmd *d, struct host *h)
 
 void hoster_link_failed(struct pvmd *d, struct host *h, const char *why)
 {
-	struct start *s = start_of(h);
+	struct start *s = start_of(d, h);
 	if (s)
 		start_fail(d, s, PvmCantStart, why);
 }
@@ -221,14 +216,14 @@ static void got_line(struct pvmd *d, struct start *s, char *line);
 
 void hoster_answer(struct pvmd *d, struct host *h, char *line)
 {
-	struct start *s = start_of(h);
+	struct start *s = start_of(d, h);
 	if (s && !s->connecting)
 		got_line(d, s, line);
 }
 
 void hoster_fail(struct pvmd *d, struct host *h, int code, const char *why)
 {
-	struct start *s = start_of(h);
+	struct start *s = start_of(d, h);
 	if (s)
 		start_fail(d, s, code, why);
 }
@@ -308,7 +303,7 @@ static void timeout_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	(void)l;
 	struct pvmd *d = t->data;
-	for (struct start *s = hl.starts; s; s = s->next)
+	for (struct start *s = d->hosts->starts; s; s = s->next)
 		if (&s->timer == t) {
 			start_fail(d, s, PvmCantStart, "timed out");
 			return;
@@ -326,7 +321,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 {
 	char cmd[1200], lines[4096];
 	s->waiting = 0;
-	hl.manual_now = s;
+	d->hosts->manual_now = s;
 	if (s->pw) {
 		pw_begin(d, s);
 		return;
@@ -335,7 +330,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
-	int n = hoster_startup_lines(s->h, &s->o, lines, sizeof lines);
+	int n = hoster_startup_lines(d, s->h, &s->o, lines, sizeof lines);
 	printf("*** Manual startup ***\n"
 	       "Login to \"%s\" and type:\n%s\n"
 	       "and give it these lines on its standard input:\n%.*s"
@@ -356,7 +351,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 static void manual_next(struct pvmd *d)
 {
 	struct start *next = NULL;
-	for (struct start *s = hl.starts; s; s = s->next)
+	for (struct start *s = d->hosts->starts; s; s = s->next)
 		if (s->manual && s->waiting)
 			next = s; /* the oldest: new ones go in front */
 	if (next)
@@ -367,7 +362,7 @@ static void manual_next(struct pvmd *d)
 static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 {
 	char cmd[1200];
-	if (hoster_task_tid() && !*s->pwfile) {
+	if (hoster_task_tid(d) && !*s->pwfile) {
 		/* a task registered with pvm_reg_hoster runs it (a so=pw host
 		 * whose password was typed before it registered keeps ours) */
 		int st = hoster_task_start(d, s->h, o);
@@ -440,7 +435,7 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 
 	/* the startup lines: the secret goes only this way */
 	char buf[4096];
-	int n = hoster_startup_lines(s->h, o, buf, sizeof buf);
+	int n = hoster_startup_lines(d, s->h, o, buf, sizeof buf);
 	ssize_t w = write(in[1], buf, (size_t)n);
 	explicit_bzero(buf, sizeof buf);
 	close(in[1]);
@@ -463,7 +458,8 @@ static void pw_got(struct pvmd *d, void *arg, const char *pw, const char *why)
 	char buf[200];
 	int st = PvmCantStart;
 	s->asking = 0;
-	hl.manual_now = NULL; /* the terminal is free for the next host */
+	d->hosts->manual_now =
+		NULL; /* the terminal is free for the next host */
 	s->manual = 0;
 	if (pw &&
 	    pw_file_write(d, s->h->no, pw, s->pwfile, sizeof s->pwfile) < 0) {
@@ -497,14 +493,14 @@ static void pw_begin(struct pvmd *d, struct start *s)
 /* Host numbers go up from 2 as hosts are added (a deleted host's number
  * is not given again at once, as the reference does); past the last one
  * the lowest free number is taken. */
-static int next_no(void)
+static int next_no(const struct pvmd *d)
 {
 	static int last = 1;
 	for (int i = 0; i < HOST_MAX; i++) {
 		int no = last + 1 + i;
 		if (no > HOST_MAX)
 			no = no - HOST_MAX + 1; /* 2, 3, ... */
-		if (no >= 2 && no <= HOST_MAX && !hl.hosts[no]) {
+		if (no >= 2 && no <= HOST_MAX && !d->hosts->hosts[no]) {
 			last = no;
 			return no;
 		}
@@ -519,7 +515,7 @@ static int known_address(const struct pvmd *d, const char *ip)
 	if (!strcmp(ip, d->ip))
 		return 1;
 	for (int i = 1; i <= HOST_MAX; i++) {
-		const struct host *h = hl.hosts[i];
+		const struct host *h = d->hosts->hosts[i];
 		size_t n = strlen(ip);
 		if (h && !strncmp(h->addr, ip, n) && h->addr[n] == ':')
 			return 1;
@@ -532,12 +528,12 @@ static int known_address(const struct pvmd *d, const char *ip)
 static int start_host(struct pvmd *d, const struct hostopt *o,
 		      struct addreq *ar, int idx)
 {
-	if (host_by_name(o->name) || spawn_is_our_host(d, o->name))
+	if (host_by_name(d, o->name) || spawn_is_our_host(d, o->name))
 		return PvmDupHost;
 	/* a registered hoster gets so= with the host and deals with it, as
 	 * in the reference */
-	int by_hoster = hoster_task_tid() != 0;
-	if (!strcmp(o->so, "ms") && !hl.foreground && !by_hoster) {
+	int by_hoster = hoster_task_tid(d) != 0;
+	if (!strcmp(o->so, "ms") && !d->hosts->foreground && !by_hoster) {
 		plog(PL_ERR,
 		     "host %s: manual startup (so=ms) needs the master "
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
@@ -545,7 +541,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		     o->name);
 		return PvmCantStart;
 	}
-	if (!strcmp(o->so, "pw") && !hl.foreground && !by_hoster) {
+	if (!strcmp(o->so, "pw") && !d->hosts->foreground && !by_hoster) {
 		plog(PL_ERR,
 		     "host %s: so=pw needs the master pvmd in the "
 		     "foreground (pvmd -f): the password is asked on its "
@@ -570,7 +566,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		     o->name, ip);
 		return PvmDupHost;
 	}
-	int no = next_no();
+	int no = next_no(d);
 	if (!no)
 		return PvmOutOfRes;
 	struct host *h = calloc(1, sizeof *h);
@@ -585,14 +581,14 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	h->speed = o->sp > 0 ? o->sp : PVMD_SPEED;
 	h->dsig = PVMD_DSIG;
 	snprintf(h->name, sizeof h->name, "%s", o->name);
-	hl.hosts[no] = h;
+	d->hosts->hosts[no] = h;
 	s->h = h;
 	s->ar = ar;
 	s->idx = idx;
 	s->out_fd = s->err_fd = -1;
 	ev_timer_init(&s->timer, timeout_cb, d);
-	s->next = hl.starts;
-	hl.starts = s;
+	s->next = d->hosts->starts;
+	d->hosts->starts = s;
 	if ((!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) && !by_hoster) {
 		/* no time limit: a person is typing */
 		s->manual = s->waiting = 1;
@@ -600,7 +596,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		s->o = *o;
 		plog(PL_INFO, "host %s (host %d): %s", o->name, no,
 		     s->pw ? "password login (so=pw)" : "manual startup");
-		if (!hl.manual_now)
+		if (!d->hosts->manual_now)
 			manual_begin(d, s);
 		return 0;
 	}
@@ -631,7 +627,8 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	struct addreq *ar = bad ? NULL : calloc(1, sizeof *ar);
 	if (ar)
 		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
-	if (bad || !ar || !ar->results || n > ADDHOST_MAX || !hl.master) {
+	if (bad || !ar || !ar->results || n > ADDHOST_MAX ||
+	    !d->hosts->master) {
 		for (int i = 0; i < n; i++)
 			free(lines[i]);
 		free(lines);
@@ -641,7 +638,7 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		if (bad)
 			return -1;
 		ctl_reply_status(d, c, h,
-				 !hl.master	   ? PvmNotImpl
+				 !d->hosts->master ? PvmNotImpl
 				 : n > ADDHOST_MAX ? PvmBadParam
 						   : PvmNoMem);
 		return 0;
@@ -654,8 +651,8 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct hostopt dflt, o;
 		/* the defaults of the hostfile's '*' lines apply to hosts
 		 * added later too (man 1 pvmd3) */
-		if (hl.have_hf)
-			dflt = hl.hf.dflt;
+		if (d->hosts->have_hf)
+			dflt = d->hosts->hf.dflt;
 		else
 			hostopt_default(&dflt);
 		char err[200];
@@ -668,7 +665,7 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		} else {
 			/* the hostfile's options for it, unless the line
 			 * gives its own */
-			const struct hostopt *fo = hoster_opts(o.name);
+			const struct hostopt *fo = hoster_opts(d, o.name);
 			if (fo && !strchr(lines[i], '='))
 				o = *fo;
 			st = start_host(d, &o, ar, i);
@@ -702,9 +699,9 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		int again = 0; /* named earlier in this request (reference) */
 		for (int j = 0; j < i && !again; j++)
 			again = names[j] && !strcmp(names[j], name);
-		struct host *o = host_by_name(name);
+		struct host *o = host_by_name(d, name);
 		if (!o && spawn_is_our_host(d, name))
-			o = host_of_tid(d->hosttid);
+			o = host_of_tid(d, d->hosttid);
 		if (again) {
 			res[i] = PvmDupHost;
 		} else if (!o || o->state != HOST_UP) {
@@ -739,13 +736,13 @@ int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 			  size_t errlen)
 {
-	if (hostfile_load(path, &hl.hf, err, errlen) < 0)
+	if (hostfile_load(path, &d->hosts->hf, err, errlen) < 0)
 		return -1;
-	hl.have_hf = 1;
+	d->hosts->have_hf = 1;
 	int n = 0;
-	for (int i = 0; i < hl.hf.n; i++)
-		n += !hl.hf.hosts[i].deferred &&
-		     !spawn_is_our_host(d, hl.hf.hosts[i].name);
+	for (int i = 0; i < d->hosts->hf.n; i++)
+		n += !d->hosts->hf.hosts[i].deferred &&
+		     !spawn_is_our_host(d, d->hosts->hf.hosts[i].name);
 	if (!n)
 		return 0;
 	struct addreq *ar = calloc(1, sizeof *ar);
@@ -757,8 +754,8 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 	}
 	ar->n = n;
 	ar->left = n + 1;
-	for (int i = 0, k = 0; i < hl.hf.n; i++) {
-		const struct hostopt *o = &hl.hf.hosts[i];
+	for (int i = 0, k = 0; i < d->hosts->hf.n; i++) {
+		const struct hostopt *o = &d->hosts->hf.hosts[i];
 		if (o->deferred || spawn_is_our_host(d, o->name))
 			continue;
 		int st = start_host(d, o, ar, k);
@@ -772,9 +769,9 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 
 void hoster_fini(struct pvmd *d)
 {
-	while (hl.starts)
-		start_free(d, hl.starts);
-	if (hl.have_hf)
-		hostfile_free(&hl.hf);
-	hl.have_hf = 0;
+	while (d->hosts->starts)
+		start_free(d, d->hosts->starts);
+	if (d->hosts->have_hf)
+		hostfile_free(&d->hosts->hf);
+	d->hosts->have_hf = 0;
 }

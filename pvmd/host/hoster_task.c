@@ -23,15 +23,15 @@
 #include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/log.h"
 #include "pvmd/task.h"
 #include "pvmproto.h"
 
-int hoster_task_tid(void)
+int hoster_task_tid(const struct pvmd *d)
 {
-	return hl.hoster_tid;
+	return d->hosts->hoster_tid;
 }
 
 /* ---- TM_REGHOSTER: i32 on -> i32 status ---- */
@@ -46,16 +46,16 @@ int ctl_reghoster(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	int st = 0;
 	if (!t || c->kind == CONN_LINK)
 		st = PvmBadParam;
-	else if (!hl.master)
+	else if (!d->hosts->master)
 		st = PvmHostrNMstr; /* as the reference: only on the master */
-	else if (on && hl.hoster_tid && hl.hoster_tid != t->tid)
+	else if (on && d->hosts->hoster_tid && d->hosts->hoster_tid != t->tid)
 		st = PvmAlready;
 	else if (on) {
-		hl.hoster_tid = t->tid;
+		d->hosts->hoster_tid = t->tid;
 		plog(PL_INFO,
 		     "t%x is the hoster: it starts the pvmds of hosts added",
 		     t->tid);
-	} else if (hl.hoster_tid == t->tid) {
+	} else if (d->hosts->hoster_tid == t->tid) {
 		hoster_task_exit(d, t->tid);
 	}
 	ctl_reply_status(d, c, h, st);
@@ -103,21 +103,22 @@ static void add_word(void *ctx, const char *key, const char *val)
 }
 
 /* "<dx>" -s -S 'version 1' 'vmid ..' ... 'ticket <hex>' 'end' */
-static int ticket_command(const struct host *h, const struct hostopt *o,
-			  char *cmd, size_t size)
+static int ticket_command(const struct pvmd *d, const struct host *h,
+			  const struct hostopt *o, char *cmd, size_t size)
 {
 	if (hoster_remote_command(o, cmd, size - 8) < 0)
 		return -1;
 	strcat(cmd, " -S");
 	struct words c = {cmd, size, 0};
-	hoster_startup_values(h, o, add_word, &c);
+	hoster_startup_values(d, h, o, add_word, &c);
 	char v[32];
 	snprintf(v, sizeof v, "%u", hoster_start_timeout());
 	add_word(&c, "ticketlife", v);
 	/* binds the ticket to our secret without showing it */
 	uint8_t commit[AUTH_MAC_LEN];
 	char chex[2 * AUTH_MAC_LEN + 1], hex[2 * AUTH_SECRET_LEN + 1];
-	auth_mac(hl.secret, "pvmd-secret-commit", h->ticket, h->ticket, commit);
+	auth_mac(d->hosts->secret, "pvmd-secret-commit", h->ticket, h->ticket,
+		 commit);
 	auth_hex(commit, AUTH_MAC_LEN, chex);
 	add_word(&c, "commit", chex);
 	auth_hex(h->ticket, AUTH_SECRET_LEN, hex);
@@ -129,14 +130,14 @@ static int ticket_command(const struct host *h, const struct hostopt *o,
 
 int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 {
-	struct task *t = task_find(d, hl.hoster_tid);
+	struct task *t = task_find(d, d->hosts->hoster_tid);
 	if (!t || !t->conn)
 		return PvmCantStart;
 	if (auth_random(h->ticket, AUTH_SECRET_LEN) < 0)
 		return PvmSysErr;
 	h->have_ticket = 1;
 	char cmd[8192], login[400];
-	if (ticket_command(h, o, cmd, sizeof cmd) < 0) {
+	if (ticket_command(d, h, o, cmd, sizeof cmd) < 0) {
 		explicit_bzero(cmd, sizeof cmd);
 		return PvmSysErr;
 	}
@@ -151,13 +152,14 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	wire_wr_xdr_str(&w, login);
 	wire_wr_xdr_str(&w, cmd);
 	explicit_bzero(cmd, sizeof cmd);
-	hl.hoster_last_wid =
-		hl.hoster_last_wid >= 0x7fffffffu ? 1 : hl.hoster_last_wid + 1;
-	h->hoster_wid = hl.hoster_last_wid;
+	d->hosts->hoster_last_wid = d->hosts->hoster_last_wid >= 0x7fffffffu
+					    ? 1
+					    : d->hosts->hoster_last_wid + 1;
+	h->hoster_wid = d->hosts->hoster_last_wid;
 	struct wire_hdr hh = {
 		.flags = WIRE_F_FIRST | WIRE_F_LAST,
 		.enc = PvmDataDefault,
-		.dst = hl.hoster_tid,
+		.dst = d->hosts->hoster_tid,
 		.src = (int32_t)(WIRE_TID_DAEMON | (uint32_t)d->hosttid),
 		.tag = SM_STHOST,
 		.ctx = t->ctx,
@@ -174,7 +176,7 @@ int hoster_task_start(struct pvmd *d, struct host *h, const struct hostopt *o)
 	if (!ok)
 		return PvmCantStart;
 	plog(PL_INFO, "host %s (host %d): started by the hoster t%x", o->name,
-	     h->no, hl.hoster_tid);
+	     h->no, d->hosts->hoster_tid);
 	return 0;
 }
 
@@ -201,19 +203,20 @@ static int code_of(const char *name)
 	return PvmCantStart;
 }
 
-static struct host *pending_host(int tid, uint32_t wid)
+static struct host *pending_host(const struct pvmd *d, int tid, uint32_t wid)
 {
 	int no = host_no_of_tid(tid);
-	struct host *h = tid == wire_host_tid(no) ? host_get(no) : NULL;
+	struct host *h = tid == wire_host_tid(no) ? host_get(d, no) : NULL;
 	if (!h || h->state != HOST_STARTING || !wid || h->hoster_wid != wid)
 		return NULL;
 	return h;
 }
 
-void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
+void host_daemon_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		     const uint8_t *payload)
 {
-	if (h->tag != SM_STHOSTACK || !hl.hoster_tid || tid != hl.hoster_tid) {
+	if (h->tag != SM_STHOSTACK || !d->hosts->hoster_tid ||
+	    tid != d->hosts->hoster_tid) {
 		plog(PL_ERR, "t%x: message tag %d to the pvmd ignored", tid,
 		     h->tag);
 		return;
@@ -235,13 +238,13 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 		if (wire_rd_xdr_str(&r, line, sizeof line) < 0) {
 			/* the start it names fails */
 			plog(PL_ERR, "t%x: malformed SM_STHOSTACK", tid);
-			struct host *bad = pending_host(htid, h->wid);
+			struct host *bad = pending_host(d, htid, h->wid);
 			if (bad)
 				hoster_fail(d, bad, PvmCantStart,
 					    "malformed answer from the hoster");
 			return;
 		}
-		struct host *o = pending_host(htid, h->wid);
+		struct host *o = pending_host(d, htid, h->wid);
 		if (!o) {
 			plog(PL_ERR,
 			     "t%x: SM_STHOSTACK for t%x (wid %u): no such start",
@@ -263,13 +266,13 @@ void hoster_task_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 
 void hoster_task_exit(struct pvmd *d, int tid)
 {
-	if (!hl.hoster_tid || tid != hl.hoster_tid)
+	if (!d->hosts->hoster_tid || tid != d->hosts->hoster_tid)
 		return;
-	hl.hoster_tid = 0;
+	d->hosts->hoster_tid = 0;
 	plog(PL_INFO,
 	     "t%x is no longer the hoster: the pvmd starts hosts itself", tid);
 	for (int i = 2; i <= HOST_MAX; i++) {
-		struct host *h = hl.hosts[i];
+		struct host *h = d->hosts->hosts[i];
 		if (h && h->state == HOST_STARTING && h->hoster_wid)
 			hoster_fail(d, h, PvmCantStart, "the hoster is gone");
 	}

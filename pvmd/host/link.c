@@ -20,7 +20,7 @@
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/conn.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/log.h"
 #include "pvmd/signals.h"
 
@@ -42,7 +42,7 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 	for (int i = 0; i < 16; i++) {
 		struct sockaddr_in sa;
 		socklen_t sl = sizeof sa;
-		int fd = accept4(hl.tcp_fd, (struct sockaddr *)&sa, &sl,
+		int fd = accept4(d->hosts->tcp_fd, (struct sockaddr *)&sa, &sl,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE) {
@@ -51,8 +51,8 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 				plog(PL_ERR,
 				     "accept (tcp): %s: not accepting for a while",
 				     strerror(errno));
-				ev_io_set(d->loop, &hl.tcp_io, 0);
-				hl.tcp_paused = 1;
+				ev_io_set(d->loop, &d->hosts->tcp_io, 0);
+				d->hosts->tcp_paused = 1;
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 				   errno != EINTR) {
 				plog(PL_ERR, "accept (tcp): %s",
@@ -153,16 +153,17 @@ int host_connect(struct pvmd *d, struct host *h)
  * master, keyed with the ticket (docs/hosts.md, "Registered hoster"). */
 static int accept_key(struct hs *hs, const struct wire_hdr *h)
 {
+	const struct pvmd *d = hs->conf.arg;
 	(void)h;
-	if (hl.have_secret) {
-		hs_use_secret(hs, hl.secret);
+	if (d->hosts->have_secret) {
+		hs_use_secret(hs, d->hosts->secret);
 		return HS_GO;
 	}
-	if (!hl.have_ticket || hs->peer != 1) {
+	if (!d->hosts->have_ticket || hs->peer != 1) {
 		hs->why = "no secret yet: only the master, with the ticket";
 		return PvmSysErr;
 	}
-	hs_use_ticket(hs, hl.ticket, NULL);
+	hs_use_ticket(hs, d->hosts->ticket, NULL);
 	return HS_GO;
 }
 
@@ -170,12 +171,13 @@ static int accept_key(struct hs *hs, const struct wire_hdr *h)
  * with its ticket, and its DM_AUTH hands over the secret. */
 static int connect_key(struct hs *hs, const struct wire_hdr *h)
 {
-	struct host *th = host_get(hs->peer);
+	const struct pvmd *d = hs->conf.arg;
+	struct host *th = host_get(d, hs->peer);
 	(void)h;
 	if (th && th->state == HOST_STARTING && th->have_ticket)
-		hs_use_ticket(hs, th->ticket, hl.secret);
+		hs_use_ticket(hs, th->ticket, d->hosts->secret);
 	else
-		hs_use_secret(hs, hl.secret);
+		hs_use_secret(hs, d->hosts->secret);
 	return HS_GO;
 }
 
@@ -189,6 +191,7 @@ static void handshake_init(struct pvmd *d, struct conn *c)
 		.peer_min = 1,
 		.peer_max = HOST_MAX,
 		.key = c->outgoing ? connect_key : accept_key,
+		.arg = d,
 	};
 	hs_init(&c->hs, &conf);
 }
@@ -211,12 +214,12 @@ static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m)
 /* The link is authenticated. */
 static void link_up(struct pvmd *d, struct conn *c)
 {
-	struct host *h = host_get(c->peer_no);
-	if (!h && !hl.master) {
+	struct host *h = host_get(d, c->peer_no);
+	if (!h && !d->hosts->master) {
 		/* a new slave's first link (the master), or a host that the
 		 * master's newest table, still on its way, brings: its entry
 		 * comes with the table */
-		h = host_new(c->peer_no);
+		h = host_new(d, c->peer_no);
 		if (h) {
 			snprintf(h->name, sizeof h->name, "(host %d)",
 				 c->peer_no);
@@ -251,37 +254,39 @@ static void link_up(struct pvmd *d, struct conn *c)
  * master committed to on our command line (someone who only read the
  * ticket there cannot hand us one of their own); then it is ours and the
  * ticket is burnt (one use). */
-static int admit(struct conn *c, const char **why)
+static int admit(struct pvmd *d, struct conn *c, const char **why)
 {
 	if (!c->hs.ticket) {
-		if (hl.master && !host_get(c->peer_no)) {
+		if (d->hosts->master && !host_get(d, c->peer_no)) {
 			*why = "host number not in the table";
 			return -1;
 		}
 		return 0;
 	}
 	/* another link may have used it since this one's DM_HELLO */
-	if (!hl.have_ticket || hl.have_secret || c->peer_no != 1) {
+	if (!d->hosts->have_ticket || d->hosts->have_secret ||
+	    c->peer_no != 1) {
 		*why = "the ticket was used already";
 		return -1;
 	}
 	uint8_t mac[AUTH_MAC_LEN];
-	auth_mac(c->hs.secret, "pvmd-secret-commit", hl.ticket, hl.ticket, mac);
-	if (!auth_mac_equal(mac, hl.commit)) {
+	auth_mac(c->hs.secret, "pvmd-secret-commit", d->hosts->ticket,
+		 d->hosts->ticket, mac);
+	if (!auth_mac_equal(mac, d->hosts->commit)) {
 		hs_wipe(&c->hs);
 		plog(PL_ERR,
 		     "refused a link claiming host 1: its secret is not the one committed to");
 		*why = "wrong secret";
 		return -1;
 	}
-	memcpy(hl.secret, c->hs.secret, AUTH_SECRET_LEN);
+	memcpy(d->hosts->secret, c->hs.secret, AUTH_SECRET_LEN);
 	hs_wipe(&c->hs);
-	explicit_bzero(hl.ticket, sizeof hl.ticket);
-	hl.have_ticket = 0;
-	hl.have_secret = 1;
+	explicit_bzero(d->hosts->ticket, sizeof d->hosts->ticket);
+	d->hosts->have_ticket = 0;
+	d->hosts->have_secret = 1;
 	plog(PL_INFO, "the master proved the ticket: the VM secret is here");
 	/* for our tasks' direct routes (docs/protocol.md) */
-	if (host_save_secret() < 0)
+	if (host_save_secret(d) < 0)
 		plog(PL_ERR, "cannot write the secret: %s", strerror(errno));
 	return 0;
 }
@@ -307,7 +312,7 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		*why = c->hs.why;
 		return -1;
 	}
-	if (r == HS_DONE && !c->outgoing && admit(c, why) < 0)
+	if (r == HS_DONE && !c->outgoing && admit(d, c, why) < 0)
 		return -1;
 	if (m.tag && send_hs(d, c, &m) < 0) {
 		*why = "out of memory";
@@ -324,23 +329,24 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 {
 	struct pvmd *d = t->data;
 	uint64_t now = ev_now_ms();
-	if (hl.have_ticket && !hl.have_secret && now > hl.ticket_deadline) {
+	if (d->hosts->have_ticket && !d->hosts->have_secret &&
+	    now > d->hosts->ticket_deadline) {
 		/* started through a hoster and the master never came: the
 		 * ticket is dead, and so are we */
-		explicit_bzero(hl.ticket, sizeof hl.ticket);
-		hl.have_ticket = 0;
+		explicit_bzero(d->hosts->ticket, sizeof d->hosts->ticket);
+		d->hosts->have_ticket = 0;
 		pvmd_halt(d, "the master did not come with the ticket in time");
 		return;
 	}
-	if (hl.tcp_paused && !d->halting) {
-		hl.tcp_paused = 0;
-		ev_io_set(l, &hl.tcp_io, EPOLLIN);
+	if (d->hosts->tcp_paused && !d->halting) {
+		d->hosts->tcp_paused = 0;
+		ev_io_set(l, &d->hosts->tcp_io, EPOLLIN);
 	}
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->kind != CONN_LINK || c->state != C_READY)
 			continue;
-		if (now - c->last_rx > hl.timeout_ms) {
+		if (now - c->last_rx > d->hosts->timeout_ms) {
 			char why[80];
 			snprintf(why, sizeof why, "no sign of life for %llu ms",
 				 (unsigned long long)(now - c->last_rx));
@@ -360,7 +366,7 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 		}
 	}
 	/* a silent link is noticed at most a tenth of the timeout late */
-	unsigned step = hl.timeout_ms / 10;
+	unsigned step = d->hosts->timeout_ms / 10;
 	ev_timer_start(l, t,
 		       step < 50	     ? 50
 		       : step > HOST_PING_MS ? HOST_PING_MS
@@ -369,38 +375,38 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 
 int link_init(struct pvmd *d, char *err, size_t errlen)
 {
-	hl.tcp_fd =
+	d->hosts->tcp_fd =
 		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t sl = sizeof sa;
-	if (hl.tcp_fd < 0 ||
-	    bind(hl.tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    listen(hl.tcp_fd, 128) < 0 ||
-	    getsockname(hl.tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
+	if (d->hosts->tcp_fd < 0 ||
+	    bind(d->hosts->tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    listen(d->hosts->tcp_fd, 128) < 0 ||
+	    getsockname(d->hosts->tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
 		snprintf(err, errlen, "tcp socket: %s", strerror(errno));
 		return -1;
 	}
-	hl.port = ntohs(sa.sin_port);
-	if (ev_io_start(d->loop, &hl.tcp_io, hl.tcp_fd, EPOLLIN, tcp_accept_cb,
-			d) < 0) {
+	d->hosts->port = ntohs(sa.sin_port);
+	if (ev_io_start(d->loop, &d->hosts->tcp_io, d->hosts->tcp_fd, EPOLLIN,
+			tcp_accept_cb, d) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return -1;
 	}
-	ev_timer_init(&hl.ping, ping_cb, d);
-	ev_timer_start(d->loop, &hl.ping, 200);
-	if (hl.have_ticket)
-		hl.ticket_deadline =
+	ev_timer_init(&d->hosts->ping, ping_cb, d);
+	ev_timer_start(d->loop, &d->hosts->ping, 200);
+	if (d->hosts->have_ticket)
+		d->hosts->ticket_deadline =
 			ev_now_ms() + 5000 +
-			(hl.ticket_life_ms ? hl.ticket_life_ms
-					   : hoster_start_timeout());
+			(d->hosts->ticket_life_ms ? d->hosts->ticket_life_ms
+						  : hoster_start_timeout());
 	return 0;
 }
 
 void link_fini(struct pvmd *d)
 {
-	if (hl.tcp_fd >= 0) {
-		ev_io_stop(d->loop, &hl.tcp_io);
-		close(hl.tcp_fd);
-		hl.tcp_fd = -1;
+	if (d->hosts->tcp_fd >= 0) {
+		ev_io_stop(d->loop, &d->hosts->tcp_io);
+		close(d->hosts->tcp_fd);
+		d->hosts->tcp_fd = -1;
 	}
 }

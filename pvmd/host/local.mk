@@ -4,7 +4,7 @@
 # hosts over ssh or through a registered hoster task (hoster.c,
 # hoster_task.c, startup.c, password.c, the hostfile in hostfile.c), and
 # the start of a pvmd started that way (slave.c).  The core sees host.h.
-pvmd_pvmd_SOURCES += pvmd/host/host.h pvmd/host/host.c \
+pvmd_pvmd_SOURCES += pvmd/host/host.h pvmd/host/hostlayer.h pvmd/host/host.c \
 	pvmd/host/link.c pvmd/host/fwd.c \
 	pvmd/host/hoster.c pvmd/host/hoster_task.c pvmd/host/startup.c \
 	pvmd/host/password.c pvmd/host/password.h \

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "proto/vmdir.h"
+#include "pvmd/host/host.h"
 #include "pvmd/host/password.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"

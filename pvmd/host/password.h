@@ -51,9 +51,7 @@ int pw_file_write(const struct pvmd *d, int hostno, const char *pw, char *path,
 /* Overwrites and removes the file, empties path.  Harmless if path is "". */
 void pw_file_remove(char *path);
 
-/* If PVMD_ASKPASS_FILE is set: the askpass mode.  Never returns then (exit
- * 0 after printing the password, 1 if the file is not one of ours). */
-void pw_askpass_main(int argc, char **argv);
+/* pw_askpass_main, the askpass mode: host.h (main.c calls it). */
 
 /* Appends to ssh's argv (room for 6) the options of a password login:
  * only password methods (a key must not log in instead), one prompt, no

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "proto/wire.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 
 static void answer_error(const char *fmt, const char *arg)
 	__attribute__((noreturn));
@@ -49,22 +49,23 @@ static void config_line(struct pvmd *d, struct cfg *k, char *line, char *val)
 			answer_error("bad host name '%s'", val);
 		snprintf(d->hostname, sizeof d->hostname, "%s", val);
 	} else if (!strcmp(line, "secret")) {
-		if (auth_unhex(val, hl.secret, AUTH_SECRET_LEN) < 0)
+		if (auth_unhex(val, d->hosts->secret, AUTH_SECRET_LEN) < 0)
 			answer_error("bad secret%s", "");
-		k->got_secret = hl.have_secret = 1;
+		k->got_secret = d->hosts->have_secret = 1;
 		explicit_bzero(val, strlen(val));
 	} else if (!strcmp(line, "ticket")) {
-		if (auth_unhex(val, hl.ticket, AUTH_SECRET_LEN) < 0)
+		if (auth_unhex(val, d->hosts->ticket, AUTH_SECRET_LEN) < 0)
 			answer_error("bad ticket%s", "");
-		k->got_ticket = hl.have_ticket = 1;
+		k->got_ticket = d->hosts->have_ticket = 1;
 		explicit_bzero(val, strlen(val));
 	} else if (!strcmp(line, "commit")) {
-		if (auth_unhex(val, hl.commit, AUTH_MAC_LEN) < 0)
+		if (auth_unhex(val, d->hosts->commit, AUTH_MAC_LEN) < 0)
 			answer_error("bad commit%s", "");
-		hl.have_commit = 1;
+		d->hosts->have_commit = 1;
 	} else if (!strcmp(line, "ticketlife")) {
 		long v = atol(val);
-		hl.ticket_life_ms = v > 0 && v <= 3600000 ? (unsigned)v : 0;
+		d->hosts->ticket_life_ms =
+			v > 0 && v <= 3600000 ? (unsigned)v : 0;
 	} else if (!strcmp(line, "timeout")) {
 		setenv("PVM_HOST_TIMEOUT", val, 1);
 	} else if (!strcmp(line, "wd")) {
@@ -97,7 +98,7 @@ static void config_done(struct pvmd *d, const struct cfg *k)
 	}
 	/* the secret (ssh start) or a ticket (a hoster's), not both */
 	if (!k->got_end || k->got_secret == k->got_ticket ||
-	    (k->got_ticket && !hl.have_commit) || k->hostno < 2 ||
+	    (k->got_ticket && !d->hosts->have_commit) || k->hostno < 2 ||
 	    k->hostno > HOST_MAX || !*d->hostname)
 		answer_error("incomplete startup lines%s", "");
 	d->hosttid = wire_host_tid(k->hostno);
@@ -106,12 +107,13 @@ static void config_done(struct pvmd *d, const struct cfg *k)
 	const char *sc = getenv("SSH_CONNECTION");
 	char cip[64], sip[64];
 	if (sc && sscanf(sc, "%63s %*s %63s", cip, sip) == 2) {
-		snprintf(hl.client_ip, sizeof hl.client_ip, "%s", cip);
+		snprintf(d->hosts->client_ip, sizeof d->hosts->client_ip, "%s",
+			 cip);
 		snprintf(d->ip, sizeof d->ip, "%s", sip);
 	}
 }
 
-void slave_read_config(struct pvmd *d)
+void host_read_startup(struct pvmd *d)
 {
 	char line[2048];
 	struct cfg k = {.version = -1};
@@ -127,7 +129,7 @@ void slave_read_config(struct pvmd *d)
 	config_done(d, &k);
 }
 
-void slave_read_args(struct pvmd *d, int argc, char **argv)
+void host_read_startup_args(struct pvmd *d, int argc, char **argv)
 {
 	struct cfg k = {.version = -1};
 	char line[2048];
@@ -155,7 +157,7 @@ void slave_read_args(struct pvmd *d, int argc, char **argv)
 
 void slave_report_ok(struct pvmd *d)
 {
-	printf("ok %s:%d %s %d %s\n", *d->ip ? d->ip : "127.0.0.1", hl.port,
-	       d->arch, PVMD_DSIG, hl.client_ip);
+	printf("ok %s:%d %s %d %s\n", *d->ip ? d->ip : "127.0.0.1",
+	       d->hosts->port, d->arch, PVMD_DSIG, d->hosts->client_ip);
 	fflush(stdout);
 }

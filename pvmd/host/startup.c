@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "proto/wire.h"
-#include "pvmd/host/host.h"
+#include "pvmd/host/hostlayer.h"
 #include "pvmd/host/hostfile.h"
 
 #define START_TIMEOUT_MS 30000
@@ -59,10 +59,9 @@ int hoster_remote_command(const struct hostopt *o, char *cmd, size_t n)
 	return 0;
 }
 
-void hoster_startup_values(const struct host *h, const struct hostopt *o,
-			   void (*put)(void *ctx, const char *key,
-				       const char *val),
-			   void *ctx)
+void hoster_startup_values(
+	const struct pvmd *d, const struct host *h, const struct hostopt *o,
+	void (*put)(void *ctx, const char *key, const char *val), void *ctx)
 {
 	char v[32];
 	snprintf(v, sizeof v, "%d", WIRE_VERSION);
@@ -73,7 +72,7 @@ void hoster_startup_values(const struct host *h, const struct hostopt *o,
 	snprintf(v, sizeof v, "%d", h->no);
 	put(ctx, "hostno", v);
 	put(ctx, "name", o->name);
-	snprintf(v, sizeof v, "%u", hl.timeout_ms);
+	snprintf(v, sizeof v, "%u", d->hosts->timeout_ms);
 	put(ctx, "timeout", v);
 	if (*o->wd)
 		put(ctx, "wd", o->wd);
@@ -99,14 +98,14 @@ static void put_line(void *ctx, const char *key, const char *val)
 	l->n = k < 0 || (size_t)k >= room ? l->size - 1 : l->n + (size_t)k;
 }
 
-int hoster_startup_lines(const struct host *h, const struct hostopt *o,
-			 char *buf, size_t size)
+int hoster_startup_lines(const struct pvmd *d, const struct host *h,
+			 const struct hostopt *o, char *buf, size_t size)
 {
 	struct lines l = {buf, size, 0};
 	buf[0] = 0;
-	hoster_startup_values(h, o, put_line, &l);
+	hoster_startup_values(d, h, o, put_line, &l);
 	char hex[2 * AUTH_SECRET_LEN + 1];
-	auth_hex(hl.secret, AUTH_SECRET_LEN, hex);
+	auth_hex(d->hosts->secret, AUTH_SECRET_LEN, hex);
 	put_line(&l, "secret", hex);
 	explicit_bzero(hex, sizeof hex);
 	put_line(&l, "end", NULL);
