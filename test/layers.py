@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""layers.py BUILDDIR - checks that libpvm's layers call only downward.
+"""layers.py BUILDDIR SRCDIR - checks that libpvm's layers call only
+downward, and that the pvmd's core uses only the host layer's interface.
 
 Reads the symbols every object of libpvm3 defines and uses (nm), maps
 each object to its folder, and fails on a call from a layer to one above
@@ -9,9 +10,15 @@ it (docs/architecture.md).  Bottom up:
 
 The one exception is the transport table: tran/route.c names each
 transport's `lp_tran_<name>` row.  Transports may not call each other.
+
+The pvmd's core (pvmd/*.c) may call into the host layer (pvmd/host/)
+only through what pvmd/host/host.h declares; the host layer's own
+header, hostlayer.h, is for pvmd/host/ alone.
 Prints TAP.
 """
+import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -47,6 +54,40 @@ def nm(obj, *flags):
             yield parts[-2], parts[-1]
 
 
+def declared(header):
+    """Names of the functions and objects a header declares."""
+    names = set()
+    for line in open(header):
+        m = re.match(r"^(?:extern\s+)?[A-Za-z_][\w\s\*]*?\b(\w+)\s*[\(\[]", line)
+        if m and not line.startswith(("#", " ", "\t", "/*")):
+            names.add(m.group(1))
+    return names
+
+
+def pvmd_objects(builddir, srcdir, sub):
+    """The objects of the pvmd built from SRCDIR/pvmd/SUB*.c (not tests)."""
+    for c in sorted(glob.glob(os.path.join(srcdir, "pvmd", sub, "*.c"))):
+        base = os.path.basename(c)[:-2]
+        if base.endswith("_test") or base == "wirefuzz":
+            continue
+        yield os.path.join(builddir, "pvmd", sub, f"pvmd-{base}.o")
+
+
+def check_pvmd(builddir, srcdir):
+    core = list(pvmd_objects(builddir, srcdir, ""))
+    host = list(pvmd_objects(builddir, srcdir, "host"))
+    public = declared(os.path.join(srcdir, "pvmd", "host", "host.h"))
+    hostdefs = set()
+    for o in host:
+        hostdefs |= {s for k, s in nm(o, "--defined-only") if k in "TDBRC"}
+    bad = []
+    for o in core:
+        for _, sym in nm(o, "-u"):
+            if sym in hostdefs and sym not in public:
+                bad.append(f"{os.path.basename(o)} -> pvmd/host: {sym}")
+    return core, host, public, bad
+
+
 def main():
     libdir = os.path.join(sys.argv[1], "libpvm")
     objs = list(objects(libdir))
@@ -67,7 +108,8 @@ def main():
                 bad.append(f"{src} -> {dst}: {sym} (transports call no other transport)")
             elif RANK[b] > RANK[a] and not (src == "tran" and sym.startswith("lp_tran_")):
                 bad.append(f"{src} -> {dst}: {sym}")
-    print("1..2")
+    core, host, public, pbad = check_pvmd(sys.argv[1], sys.argv[2])
+    print("1..4")
     print(("ok" if objs else "not ok") + f" 1 - {len(objs)} objects of libpvm3 found")
     if bad:
         print("not ok 2 - calls upward between libpvm's layers:")
@@ -75,6 +117,15 @@ def main():
             print("#   " + b)
     else:
         print("ok 2 - libpvm's layers call only downward")
+    print(("ok" if core and host and public else "not ok") +
+          f" 3 - {len(core)} core and {len(host)} host-layer objects of the pvmd,"
+          f" {len(public)} names in host.h")
+    if pbad:
+        print("not ok 4 - the pvmd's core calls the host layer outside host.h:")
+        for b in sorted(set(pbad)):
+            print("#   " + b)
+    else:
+        print("ok 4 - the pvmd's core calls the host layer only through host.h")
 
 
 main()

@@ -96,7 +96,7 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	fi
 	# libpvm's layers call only downward (docs/architecture.md)
 	echo "# test/layers.py"
-	python3 "$abs_top_srcdir/test/layers.py" "$abs_top_builddir" 2>&1 | tee "$log"
+	python3 "$abs_top_srcdir/test/layers.py" "$abs_top_builddir" "$abs_top_srcdir" 2>&1 | tee "$log"
 	count_tap layers.py "${PIPESTATUS[0]}"
 fi
 
