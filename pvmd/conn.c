@@ -7,7 +7,7 @@
  * destination's connection.  A frame too large for the buffer is read
  * straight into its fbuf, so a message of any size costs one copy here.
  * Output is written from the before-sleep hook (many frames per writev);
- * EPOLLOUT is armed only while data is left over.
+ * LOOP_OUT is armed only while data is left over.
  */
 #include "config.h"
 
@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -128,7 +127,7 @@ void conn_set_task(struct conn *c, struct task *t)
 	c->state = t ? C_READY : C_HANDSHAKE;
 }
 
-static void conn_io_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev);
+static void conn_io_cb(struct loop *l, struct loop_io *io, uint32_t ev);
 
 struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind)
 {
@@ -149,10 +148,10 @@ struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind)
 	c->fd = fd;
 	c->pid = pid;
 	c->kind = kind;
-	c->since = c->last_rx = c->last_tx = ev_now_ms();
+	c->since = c->last_rx = c->last_tx = loop_now_ms();
 	c->rbuf = rbuf;
 	c->state = C_HANDSHAKE;
-	if (ev_io_start(d->loop, &c->io, fd, EPOLLIN, conn_io_cb, c) < 0) {
+	if (loop_io_start(d->loop, &c->io, fd, LOOP_IN, conn_io_cb, c) < 0) {
 		plog(PL_ERR, "epoll: %s", strerror(errno));
 		free(rbuf);
 		free(c);
@@ -166,7 +165,7 @@ struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind)
 	return c;
 }
 
-void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+void conn_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct pvmd *d = io->data;
 	(void)l;
@@ -193,7 +192,7 @@ void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 				plog(PL_ERR,
 				     "accept: %s: not accepting for a second",
 				     strerror(errno));
-				ev_io_set(d->loop, &d->listen_io, 0);
+				loop_io_set(d->loop, &d->listen_io, 0);
 				d->accept_paused = 1;
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 				   errno != EINTR) {
@@ -227,7 +226,7 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 	if (c->state == C_CLOSING)
 		return;
 	c->state = C_CLOSING;
-	ev_io_stop(d->loop, &c->io);
+	loop_io_stop(d->loop, &c->io);
 	/* Unlink from the live list onto the closing list. */
 	if (c->prev)
 		c->prev->next = c->next;
@@ -270,7 +269,7 @@ static void conn_free(struct conn *c)
 
 void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms)
 {
-	uint64_t now = ev_now_ms();
+	uint64_t now = loop_now_ms();
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->state == C_HANDSHAKE && now - c->since > max_ms) {
@@ -326,7 +325,7 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 	}
 	f->refs++;
 	if (c->kind == CONN_LINK)
-		c->last_tx = ev_now_ms();
+		c->last_tx = loop_now_ms();
 	c->q[(c->qhead + c->qcount) % c->qcap] = f;
 	c->qcount++;
 	mark_dirty(d, c);
@@ -386,7 +385,7 @@ static void flush_and_arm(struct pvmd *d, struct conn *c)
 		return;
 	}
 	if (c->state != C_CLOSING)
-		ev_io_set(d->loop, &c->io, r ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		loop_io_set(d->loop, &c->io, r ? LOOP_IN | LOOP_OUT : LOOP_IN);
 }
 
 void conn_flush_now(struct pvmd *d, struct conn *c)
@@ -595,7 +594,7 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 		}
 		got += (size_t)n;
 		if (c->kind == CONN_LINK)
-			c->last_rx = ev_now_ms();
+			c->last_rx = loop_now_ms();
 		if (c->cur) {
 			c->curfill += (size_t)n;
 			if (c->curfill < c->cur->len)
@@ -633,14 +632,14 @@ void conn_drain_input(struct pvmd *d, struct conn *c)
 		;
 }
 
-static void conn_io_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void conn_io_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct conn *c = io->data;
 	struct pvmd *d = c->d;
 	(void)l;
 
-	if (ev & EPOLLOUT)
+	if (ev & LOOP_OUT)
 		flush_and_arm(d, c);
-	if (c->state != C_CLOSING && (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+	if (c->state != C_CLOSING && (ev & (LOOP_IN | LOOP_HUP | LOOP_ERR)))
 		read_some(d, c, READ_BUDGET);
 }

@@ -31,10 +31,10 @@ struct conn {
 	struct conn *dirty_next;  /* d->dirty */
 	int dirty;
 	int fd;
-	struct ev_io io;
+	struct loop_io io;
 	enum conn_state state;
 	pid_t pid;	/* SO_PEERCRED */
-	uint64_t since; /* accepted at (ev_now_ms) */
+	uint64_t since; /* accepted at (loop_now_ms) */
 	struct task *task;
 	enum conn_kind kind;
 
@@ -44,7 +44,7 @@ struct conn {
 	int outgoing;		   /* we opened it */
 	int peer_no;		   /* host number the peer claims */
 	struct hs hs;		   /* proto/handshake.h */
-	uint64_t last_rx, last_tx; /* ev_now_ms of the last frame each way */
+	uint64_t last_rx, last_tx; /* loop_now_ms of the last frame each way */
 
 	/* input: rbuf[rpos..rlen) is unparsed; `cur` a large frame being
 	 * read in place (curfill bytes so far) */
@@ -84,7 +84,7 @@ struct fbuf *fbuf_frame(const struct wire_hdr *h, const void *payload,
 			size_t len);
 
 /* Accepts new connections on the listening socket. */
-void conn_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev);
+void conn_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev);
 /* Queues a frame (takes a reference).  Returns 0, or -1 if the connection
  * is closing (the frame is dropped). */
 int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f);

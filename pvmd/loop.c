@@ -13,6 +13,10 @@
 
 #include "common/clock.h"
 
+_Static_assert(LOOP_IN == EPOLLIN && LOOP_OUT == EPOLLOUT &&
+		       LOOP_ERR == EPOLLERR && LOOP_HUP == EPOLLHUP,
+	       "loop.h's event bits are epoll's");
+
 #define NOT_ARMED  ((size_t)-1)
 #define MAX_EVENTS 256
 
@@ -21,26 +25,26 @@ struct deferred {
 	void *p;
 };
 
-struct ev_loop {
+struct loop {
 	int epfd;
 	int stop;
 	int dispatching;
-	struct ev_timer **heap;
+	struct loop_timer **heap;
 	size_t nheap, capheap;
 	struct deferred *defer;
 	size_t ndefer, capdefer;
-	ev_hook_cb before_sleep;
+	loop_hook_cb before_sleep;
 	void *before_sleep_data;
 };
 
-uint64_t ev_now_ms(void)
+uint64_t loop_now_ms(void)
 {
 	return (uint64_t)mono_ms();
 }
 
-struct ev_loop *ev_loop_new(void)
+struct loop *loop_new(void)
 {
-	struct ev_loop *l = calloc(1, sizeof *l);
+	struct loop *l = calloc(1, sizeof *l);
 	if (!l)
 		return NULL;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -51,7 +55,7 @@ struct ev_loop *ev_loop_new(void)
 	return l;
 }
 
-void ev_loop_free(struct ev_loop *l)
+void loop_free(struct loop *l)
 {
 	if (!l)
 		return;
@@ -63,8 +67,8 @@ void ev_loop_free(struct ev_loop *l)
 
 /* ---- fds ---- */
 
-int ev_io_start(struct ev_loop *l, struct ev_io *io, int fd, uint32_t events,
-		ev_io_cb cb, void *data)
+int loop_io_start(struct loop *l, struct loop_io *io, int fd, uint32_t events,
+		  loop_io_cb cb, void *data)
 {
 	struct epoll_event ev = {.events = events, .data.ptr = io};
 	io->fd = fd;
@@ -78,7 +82,7 @@ int ev_io_start(struct ev_loop *l, struct ev_io *io, int fd, uint32_t events,
 	return 0;
 }
 
-int ev_io_set(struct ev_loop *l, struct ev_io *io, uint32_t events)
+int loop_io_set(struct loop *l, struct loop_io *io, uint32_t events)
 {
 	if (io->fd < 0 || io->events == events)
 		return 0;
@@ -89,7 +93,7 @@ int ev_io_set(struct ev_loop *l, struct ev_io *io, uint32_t events)
 	return 0;
 }
 
-void ev_io_stop(struct ev_loop *l, struct ev_io *io)
+void loop_io_stop(struct loop *l, struct loop_io *io)
 {
 	if (io->fd < 0)
 		return;
@@ -99,15 +103,15 @@ void ev_io_stop(struct ev_loop *l, struct ev_io *io)
 
 /* ---- timers: binary min-heap on `when` ---- */
 
-static void heap_place(struct ev_loop *l, size_t i, struct ev_timer *t)
+static void heap_place(struct loop *l, size_t i, struct loop_timer *t)
 {
 	l->heap[i] = t;
 	t->slot = i;
 }
 
-static void heap_up(struct ev_loop *l, size_t i)
+static void heap_up(struct loop *l, size_t i)
 {
-	struct ev_timer *t = l->heap[i];
+	struct loop_timer *t = l->heap[i];
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 		if (l->heap[parent]->when <= t->when)
@@ -118,9 +122,9 @@ static void heap_up(struct ev_loop *l, size_t i)
 	heap_place(l, i, t);
 }
 
-static void heap_down(struct ev_loop *l, size_t i)
+static void heap_down(struct loop *l, size_t i)
 {
-	struct ev_timer *t = l->heap[i];
+	struct loop_timer *t = l->heap[i];
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= l->nheap)
@@ -135,7 +139,7 @@ static void heap_down(struct ev_loop *l, size_t i)
 	heap_place(l, i, t);
 }
 
-void ev_timer_init(struct ev_timer *t, ev_timer_cb cb, void *data)
+void loop_timer_init(struct loop_timer *t, loop_timer_cb cb, void *data)
 {
 	t->when = 0;
 	t->slot = NOT_ARMED;
@@ -143,7 +147,7 @@ void ev_timer_init(struct ev_timer *t, ev_timer_cb cb, void *data)
 	t->data = data;
 }
 
-void ev_timer_stop(struct ev_loop *l, struct ev_timer *t)
+void loop_timer_stop(struct loop *l, struct loop_timer *t)
 {
 	size_t i = t->slot;
 	if (i == NOT_ARMED)
@@ -152,53 +156,53 @@ void ev_timer_stop(struct ev_loop *l, struct ev_timer *t)
 	l->nheap--;
 	if (i == l->nheap)
 		return;
-	struct ev_timer *moved = l->heap[l->nheap];
+	struct loop_timer *moved = l->heap[l->nheap];
 	heap_place(l, i, moved);
 	heap_up(l, i);
 	heap_down(l, moved->slot);
 }
 
-int ev_timer_start(struct ev_loop *l, struct ev_timer *t, uint64_t ms)
+int loop_timer_start(struct loop *l, struct loop_timer *t, uint64_t ms)
 {
-	ev_timer_stop(l, t);
+	loop_timer_stop(l, t);
 	if (l->nheap == l->capheap) {
 		size_t cap = l->capheap ? 2 * l->capheap : 16;
-		struct ev_timer **h = realloc(l->heap, cap * sizeof *h);
+		struct loop_timer **h = realloc(l->heap, cap * sizeof *h);
 		if (!h)
 			return -1;
 		l->heap = h;
 		l->capheap = cap;
 	}
-	t->when = ev_now_ms() + ms;
+	t->when = loop_now_ms() + ms;
 	heap_place(l, l->nheap++, t);
 	heap_up(l, t->slot);
 	return 0;
 }
 
-static int next_timeout(struct ev_loop *l)
+static int next_timeout(struct loop *l)
 {
 	if (!l->nheap)
 		return -1;
-	uint64_t now = ev_now_ms(), when = l->heap[0]->when;
+	uint64_t now = loop_now_ms(), when = l->heap[0]->when;
 	if (when <= now)
 		return 0;
 	uint64_t d = when - now;
 	return d > 60000 ? 60000 : (int)d;
 }
 
-static void run_timers(struct ev_loop *l)
+static void run_timers(struct loop *l)
 {
-	uint64_t now = ev_now_ms();
+	uint64_t now = loop_now_ms();
 	while (l->nheap && l->heap[0]->when <= now) {
-		struct ev_timer *t = l->heap[0];
-		ev_timer_stop(l, t);
+		struct loop_timer *t = l->heap[0];
+		loop_timer_stop(l, t);
 		t->cb(l, t);
 	}
 }
 
 /* ---- deferred frees ---- */
 
-void ev_defer(struct ev_loop *l, void (*fn)(void *), void *p)
+void loop_defer(struct loop *l, void (*fn)(void *), void *p)
 {
 	if (!l->dispatching) {
 		fn(p);
@@ -217,7 +221,7 @@ void ev_defer(struct ev_loop *l, void (*fn)(void *), void *p)
 	l->defer[l->ndefer++] = (struct deferred){fn, p};
 }
 
-static void run_deferred(struct ev_loop *l)
+static void run_deferred(struct loop *l)
 {
 	/* A deferred function may defer more: loop until empty. */
 	while (l->ndefer) {
@@ -226,18 +230,18 @@ static void run_deferred(struct ev_loop *l)
 	}
 }
 
-void ev_set_before_sleep(struct ev_loop *l, ev_hook_cb cb, void *data)
+void loop_set_before_sleep(struct loop *l, loop_hook_cb cb, void *data)
 {
 	l->before_sleep = cb;
 	l->before_sleep_data = data;
 }
 
-void ev_stop(struct ev_loop *l)
+void loop_stop(struct loop *l)
 {
 	l->stop = 1;
 }
 
-int ev_run(struct ev_loop *l)
+int loop_run(struct loop *l)
 {
 	struct epoll_event evs[MAX_EVENTS];
 
@@ -259,7 +263,7 @@ int ev_run(struct ev_loop *l)
 		}
 		l->dispatching = 1;
 		for (int i = 0; i < n; i++) {
-			struct ev_io *io = evs[i].data.ptr;
+			struct loop_io *io = evs[i].data.ptr;
 			if (io->fd < 0)
 				continue; /* stopped earlier in this batch */
 			io->cb(l, io, evs[i].events);

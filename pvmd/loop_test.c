@@ -2,7 +2,7 @@
  * loop_test.c - the pvmd's event loop (loop.c) on its own: timers fire
  * in deadline order (random starts, re-arms and stops checked against a
  * model, equal deadlines, timers stopped and re-armed from inside
- * callbacks), a stopped timer never fires, ev_defer'd functions run after
+ * callbacks), a stopped timer never fires, loop_defer'd functions run after
  * the batch that deferred them, and a pipe watcher fires when readable and
  * not once stopped, also when stopped by another callback of the same
  * batch.  Prints TAP.
@@ -29,7 +29,7 @@ static void sleep_ms(int ms)
 
 /* A timer of the tests: what it is and what happened to it. */
 struct tt {
-	struct ev_timer t;
+	struct loop_timer t;
 	int id;
 	int fired;     /* times its callback ran */
 	uint64_t late; /* now - when at its first firing (ms; 0 if early) */
@@ -44,7 +44,7 @@ static int nlog;
 
 static void record(struct tt *x)
 {
-	uint64_t now = ev_now_ms();
+	uint64_t now = loop_now_ms();
 	if (now < x->t.when)
 		x->early = 1;
 	if (!x->fired)
@@ -56,16 +56,16 @@ static void record(struct tt *x)
 	}
 }
 
-static void cb_record(struct ev_loop *l, struct ev_timer *t)
+static void cb_record(struct loop *l, struct loop_timer *t)
 {
 	(void)l;
 	record(t->data);
 }
 
-static void cb_stop_loop(struct ev_loop *l, struct ev_timer *t)
+static void cb_stop_loop(struct loop *l, struct loop_timer *t)
 {
 	(void)t;
-	ev_stop(l);
+	loop_stop(l);
 }
 
 /* Did the log fire in non-decreasing deadline order? */
@@ -79,21 +79,21 @@ static int log_in_order(void)
 
 /* Runs the loop until `stop` fires; a safety timer of 3 s ends a run that
  * would hang.  Returns 1 if `stop` ended it. */
-static struct ev_timer safety;
+static struct loop_timer safety;
 static int safety_fired;
-static void cb_safety(struct ev_loop *l, struct ev_timer *t)
+static void cb_safety(struct loop *l, struct loop_timer *t)
 {
 	(void)t;
 	safety_fired = 1;
-	ev_stop(l);
+	loop_stop(l);
 }
-static int run(struct ev_loop *l)
+static int run(struct loop *l)
 {
 	safety_fired = 0;
-	ev_timer_init(&safety, cb_safety, NULL);
-	ev_timer_start(l, &safety, 3000);
-	int r = ev_run(l);
-	ev_timer_stop(l, &safety);
+	loop_timer_init(&safety, cb_safety, NULL);
+	loop_timer_start(l, &safety, 3000);
+	int r = loop_run(l);
+	loop_timer_stop(l, &safety);
 	return r == 0 && !safety_fired;
 }
 
@@ -103,23 +103,23 @@ static int run(struct ev_loop *l)
 
 static void test_heap_model(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	static struct tt t[NT];
 	int armed[NT] = {0};
 	for (int i = 0; i < NT; i++) {
 		memset(&t[i], 0, sizeof t[i]);
 		t[i].id = i;
-		ev_timer_init(&t[i].t, cb_record, &t[i]);
+		loop_timer_init(&t[i].t, cb_record, &t[i]);
 	}
 	/* random starts, re-arms and stops; the model is `armed` */
 	int ops = 0;
 	for (int k = 0; k < 5000; k++) {
 		int i = (int)(rnd() % NT);
 		if (rnd() % 3) {
-			if (ev_timer_start(l, &t[i].t, rnd() % 40) == 0)
+			if (loop_timer_start(l, &t[i].t, rnd() % 40) == 0)
 				armed[i] = 1;
 		} else {
-			ev_timer_stop(l, &t[i].t);
+			loop_timer_stop(l, &t[i].t);
 			armed[i] = 0;
 		}
 		ops++;
@@ -136,9 +136,9 @@ static void test_heap_model(void)
 
 	/* every deadline has passed: one batch fires them all, and the heap
 	 * must hand them out smallest deadline first */
-	struct ev_timer stop;
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &stop, 45);
+	struct loop_timer stop;
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &stop, 45);
 	sleep_ms(60);
 	nlog = 0;
 	int ran = run(l);
@@ -153,28 +153,28 @@ static void test_heap_model(void)
 	ok(log_in_order() && !early,
 	   "in one batch the %d timers fired in deadline order, none before its deadline",
 	   nlog);
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 /* Timers that come due while the loop waits: each fires at or after its
  * deadline, in deadline order, and the loop sleeps meanwhile. */
 static void test_timers_in_time(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	static struct tt t[40];
-	uint64_t start = ev_now_ms();
+	uint64_t start = loop_now_ms();
 	for (int i = 0; i < 40; i++) {
 		memset(&t[i], 0, sizeof t[i]);
-		ev_timer_init(&t[i].t, cb_record, &t[i]);
+		loop_timer_init(&t[i].t, cb_record, &t[i]);
 		/* descending and repeated deadlines: 0..19 ms, twice */
-		ev_timer_start(l, &t[i].t, (uint64_t)(19 - i % 20));
+		loop_timer_start(l, &t[i].t, (uint64_t)(19 - i % 20));
 	}
-	struct ev_timer stop;
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &stop, 30);
+	struct loop_timer stop;
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &stop, 30);
 	nlog = 0;
 	int ran = run(l);
-	uint64_t took = ev_now_ms() - start;
+	uint64_t took = loop_now_ms() - start;
 	int early = 0, all = 1, pairs = 0;
 	for (int i = 0; i < 40; i++) {
 		early += t[i].early;
@@ -189,32 +189,32 @@ static void test_timers_in_time(void)
 	   (unsigned long long)took);
 	diag("%d of 20 pairs of timers started with the same delay had the same deadline",
 	     pairs);
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 /* Equal deadlines: timers whose deadline is one and the same all fire,
  * in the same batch. */
 static void test_equal_deadlines(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	static struct tt t[64];
 	int same = 0;
 	for (int i = 0; i < 64; i++) {
 		memset(&t[i], 0, sizeof t[i]);
-		ev_timer_init(&t[i].t, cb_record, &t[i]);
+		loop_timer_init(&t[i].t, cb_record, &t[i]);
 	}
 	/* start them until all 64 share a millisecond (a tick between two
 	 * starts restarts the set) */
 	for (int attempt = 0; attempt < 20 && !same; attempt++) {
 		for (int i = 0; i < 64; i++)
-			ev_timer_start(l, &t[i].t, 5);
+			loop_timer_start(l, &t[i].t, 5);
 		same = 1;
 		for (int i = 1; i < 64; i++)
 			same &= t[i].t.when == t[0].t.when;
 	}
-	struct ev_timer stop;
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &stop, 5);
+	struct loop_timer stop;
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &stop, 5);
 	ok(same, "64 timers started with the same delay share one deadline");
 	nlog = 0;
 	int ran = run(l);
@@ -223,7 +223,7 @@ static void test_equal_deadlines(void)
 		all &= t[i].fired == 1 && !t[i].early;
 	ok(ran && all && nlog == 64,
 	   "all 64 timers with the same deadline fire, once each");
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 /* ---- timers changed from inside callbacks ---- */
@@ -233,70 +233,70 @@ static int g_rearms;
 
 /* The run ends once c (re-armed) and g (re-arming) are done, whatever the
  * scheduler did to the times in between. */
-static void maybe_stop(struct ev_loop *l)
+static void maybe_stop(struct loop *l)
 {
 	if (c.fired && g.fired == 6)
-		ev_stop(l);
+		loop_stop(l);
 }
 
-static void cb_c(struct ev_loop *l, struct ev_timer *t)
+static void cb_c(struct loop *l, struct loop_timer *t)
 {
 	record(t->data);
 	maybe_stop(l);
 }
 
-static void cb_a(struct ev_loop *l, struct ev_timer *t)
+static void cb_a(struct loop *l, struct loop_timer *t)
 {
 	record(t->data);
-	ev_timer_stop(l, &b.t);	     /* due in this batch: must not fire */
-	ev_timer_start(l, &c.t, 20); /* due in this batch: moves on */
-	ev_timer_start(l, &d.t, 0);  /* not armed before: fires too */
-	ev_timer_stop(l, t);	     /* itself: already off the heap */
+	loop_timer_stop(l, &b.t);      /* due in this batch: must not fire */
+	loop_timer_start(l, &c.t, 20); /* due in this batch: moves on */
+	loop_timer_start(l, &d.t, 0);  /* not armed before: fires too */
+	loop_timer_stop(l, t);	       /* itself: already off the heap */
 }
 
-static void cb_g(struct ev_loop *l, struct ev_timer *t)
+static void cb_g(struct loop *l, struct loop_timer *t)
 {
 	record(t->data);
 	if (g_rearms < 5) {
 		g_rearms++;
-		ev_timer_start(l, t, 2);
+		loop_timer_start(l, t, 2);
 	}
 	maybe_stop(l);
 }
 
-static void cb_h(struct ev_loop *l, struct ev_timer *t)
+static void cb_h(struct loop *l, struct loop_timer *t)
 {
 	record(t->data);
 	/* re-armed and stopped again before it fires: it never does */
-	ev_timer_start(l, &e.t, 1);
-	ev_timer_stop(l, &e.t);
+	loop_timer_start(l, &e.t, 1);
+	loop_timer_stop(l, &e.t);
 }
 
 static void test_callbacks(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	struct tt *all[] = {&a, &b, &c, &d, &e, &g, &h};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		memset(all[i], 0, sizeof *all[i]);
 		all[i]->id = (int)i;
 	}
-	ev_timer_init(&a.t, cb_a, &a);
-	ev_timer_init(&b.t, cb_record, &b);
-	ev_timer_init(&c.t, cb_c, &c);
-	ev_timer_init(&d.t, cb_record, &d);
-	ev_timer_init(&e.t, cb_record, &e);
-	ev_timer_init(&g.t, cb_g, &g);
-	ev_timer_init(&h.t, cb_h, &h);
+	loop_timer_init(&a.t, cb_a, &a);
+	loop_timer_init(&b.t, cb_record, &b);
+	loop_timer_init(&c.t, cb_c, &c);
+	loop_timer_init(&d.t, cb_record, &d);
+	loop_timer_init(&e.t, cb_record, &e);
+	loop_timer_init(&g.t, cb_g, &g);
+	loop_timer_init(&h.t, cb_h, &h);
 	g_rearms = 0;
-	ev_timer_start(l, &a.t, 1);
-	ev_timer_start(l, &b.t, 2);
-	ev_timer_start(l, &c.t, 3);
-	ev_timer_start(l, &h.t, 3);
-	ev_timer_start(l, &e.t, 4);
-	ev_timer_start(l, &g.t, 0);
+	loop_timer_start(l, &a.t, 1);
+	loop_timer_start(l, &b.t, 2);
+	loop_timer_start(l, &c.t, 3);
+	loop_timer_start(l, &h.t, 3);
+	loop_timer_start(l, &e.t, 4);
+	loop_timer_start(l, &g.t, 0);
 	sleep_ms(10); /* a, b, c, e, g and h are all due in the first batch */
 	nlog = 0;
-	uint64_t start = ev_now_ms();
+	uint64_t start = loop_now_ms();
 	int ran = run(l);
 	ok(ran && a.fired == 1 && b.fired == 0,
 	   "a timer stopped by an earlier callback of the same batch does not fire");
@@ -309,10 +309,10 @@ static void test_callbacks(void)
 	ok(g.fired == 6 && !g.early,
 	   "a timer re-arming itself 5 times fires 6 times (%d)", g.fired);
 	ok(log_in_order(), "the %d firings were in deadline order", nlog);
-	ev_loop_free(l);
+	loop_free(l);
 }
 
-/* ---- ev_defer ---- */
+/* ---- loop_defer ---- */
 
 struct obj {
 	int freed;
@@ -331,14 +331,14 @@ static struct obj o1, o2, o3, o4;
 static int seen_o1_in_batch, seen_o1_before_sleep, hook_calls;
 static int o3_at_hook_return;
 
-static void cb_defer_o1(struct ev_loop *l, struct ev_timer *t)
+static void cb_defer_o1(struct loop *l, struct loop_timer *t)
 {
 	(void)t;
-	ev_defer(l, obj_free, &o1);
+	loop_defer(l, obj_free, &o1);
 	seen_o1_in_batch = !o1.freed; /* not at once */
 }
 
-static void cb_check_o1(struct ev_loop *l, struct ev_timer *t)
+static void cb_check_o1(struct loop *l, struct loop_timer *t)
 {
 	(void)l;
 	(void)t;
@@ -348,12 +348,12 @@ static void cb_check_o1(struct ev_loop *l, struct ev_timer *t)
 /* A deferred function that defers another: that one runs too. */
 static void defer_more(void *p)
 {
-	struct ev_loop *l = p;
+	struct loop *l = p;
 	obj_free(&o4);
-	ev_defer(l, obj_free, &o2);
+	loop_defer(l, obj_free, &o2);
 }
 
-static void hook(struct ev_loop *l, void *data)
+static void hook(struct loop *l, void *data)
 {
 	(void)data;
 	hook_calls++;
@@ -361,15 +361,15 @@ static void hook(struct ev_loop *l, void *data)
 		/* the batch of the timers has ended before this */
 		seen_o1_before_sleep = o1.freed;
 		/* deferred from the hook: after it returns */
-		ev_defer(l, obj_free, &o3);
-		ev_defer(l, defer_more, l);
+		loop_defer(l, obj_free, &o3);
+		loop_defer(l, defer_more, l);
 		o3_at_hook_return = o3.freed;
 	}
 }
 
 static void test_defer(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	struct obj *all[] = {&o1, &o2, &o3, &o4};
 	for (int i = 0; i < 4; i++) {
 		memset(all[i], 0, sizeof *all[i]);
@@ -377,17 +377,17 @@ static void test_defer(void)
 	}
 	ndefer_order = 0;
 	struct obj now = {.id = 9};
-	ev_defer(l, obj_free, &now);
-	ok(now.freed, "ev_defer outside a batch calls the function at once");
+	loop_defer(l, obj_free, &now);
+	ok(now.freed, "loop_defer outside a batch calls the function at once");
 
-	ev_set_before_sleep(l, hook, NULL);
-	struct ev_timer t1, t2, stop;
-	ev_timer_init(&t1, cb_defer_o1, NULL);
-	ev_timer_init(&t2, cb_check_o1, NULL);
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &t1, 1);
-	ev_timer_start(l, &t2, 2);
-	ev_timer_start(l, &stop, 20);
+	loop_set_before_sleep(l, hook, NULL);
+	struct loop_timer t1, t2, stop;
+	loop_timer_init(&t1, cb_defer_o1, NULL);
+	loop_timer_init(&t2, cb_check_o1, NULL);
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &t1, 1);
+	loop_timer_start(l, &t2, 2);
+	loop_timer_start(l, &stop, 20);
 	sleep_ms(5);
 	hook_calls = 0;
 	int ran = run(l);
@@ -399,13 +399,13 @@ static void test_defer(void)
 	   "a function deferred by the before-sleep hook runs after the hook returns");
 	ok(o4.freed && o2.freed,
 	   "a deferred function that defers another: both run before the loop sleeps");
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 /* ---- fd watchers ---- */
 
 struct watch {
-	struct ev_io io;
+	struct loop_io io;
 	int fires;
 	uint32_t revents;
 	int fd_w;	     /* the pipe's write end */
@@ -420,7 +420,7 @@ static void watch_free(void *p)
 	((struct watch *)p)->freed = 1;
 }
 
-static void cb_watch(struct ev_loop *l, struct ev_io *io, uint32_t revents)
+static void cb_watch(struct loop *l, struct loop_io *io, uint32_t revents)
 {
 	struct watch *w = io->data;
 	w->fires++;
@@ -429,48 +429,48 @@ static void cb_watch(struct ev_loop *l, struct ev_io *io, uint32_t revents)
 	if (revents & EPOLLIN)
 		(void)!read(io->fd, &ch, 1);
 	if (revents & EPOLLHUP)
-		ev_io_stop(l, io); /* would fire on every pass */
+		loop_io_stop(l, io); /* would fire on every pass */
 	if (w->stop_self) {
-		ev_io_stop(l, io);
+		loop_io_stop(l, io);
 		/* readable again: a stopped watcher must not see it */
 		(void)!write(w->fd_w, "y", 1);
 	}
 	if (w->other && w->other->io.fd >= 0) {
-		ev_io_stop(l, &w->other->io);
-		ev_defer(l, watch_free, w->other);
+		loop_io_stop(l, &w->other->io);
+		loop_defer(l, watch_free, w->other);
 		w->saw_other_freed = w->other->freed;
 	}
 }
 
 static void test_io(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	int p[2];
 	if (pipe(p) < 0)
 		abort();
 	struct watch w = {.fd_w = p[1], .stop_self = 1};
-	ok(ev_io_start(l, &w.io, p[0], EPOLLIN, cb_watch, &w) == 0 &&
+	ok(loop_io_start(l, &w.io, p[0], EPOLLIN, cb_watch, &w) == 0 &&
 		   w.io.fd == p[0],
 	   "a pipe's read end is watched");
 	(void)!write(p[1], "x", 1);
-	struct ev_timer stop;
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &stop, 50);
+	struct loop_timer stop;
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &stop, 50);
 	int ran = run(l);
 	ok(ran && w.fires == 1 && (w.revents & EPOLLIN),
 	   "it fires for readability, and not after it stopped itself though readable again (%d firings)",
 	   w.fires);
-	ok(w.io.fd == -1, "ev_io_stop sets fd to -1");
+	ok(w.io.fd == -1, "loop_io_stop sets fd to -1");
 
-	/* ev_io_set: no events, no firing; EPOLLIN again, firing */
+	/* loop_io_set: no events, no firing; EPOLLIN again, firing */
 	struct watch v = {.fd_w = p[1]};
-	ev_io_start(l, &v.io, p[0], EPOLLIN, cb_watch, &v);
-	ev_io_set(l, &v.io, 0);
-	ev_timer_start(l, &stop, 30);
+	loop_io_start(l, &v.io, p[0], EPOLLIN, cb_watch, &v);
+	loop_io_set(l, &v.io, 0);
+	loop_timer_start(l, &stop, 30);
 	ran = run(l);
 	int quiet = ran && v.fires == 0;
-	ev_io_set(l, &v.io, EPOLLIN);
-	ev_timer_start(l, &stop, 30);
+	loop_io_set(l, &v.io, EPOLLIN);
+	loop_timer_start(l, &stop, 30);
 	ran = run(l);
 	ok(quiet && ran && v.fires == 1 && (v.revents & EPOLLIN),
 	   "with its events set to 0 a readable pipe does not fire; set back to EPOLLIN it does");
@@ -479,18 +479,18 @@ static void test_io(void)
 	close(p[1]);
 	v.revents = 0;
 	v.fires = 0;
-	ev_timer_start(l, &stop, 30);
+	loop_timer_start(l, &stop, 30);
 	ran = run(l);
 	ok(ran && v.fires >= 1 && (v.revents & EPOLLHUP),
 	   "the write end closed: the watcher sees EPOLLHUP");
-	ev_io_stop(l, &v.io);
+	loop_io_stop(l, &v.io);
 	close(p[0]);
 
-	struct ev_io bad;
-	ok(ev_io_start(l, &bad, -5, EPOLLIN, cb_watch, NULL) < 0 &&
+	struct loop_io bad;
+	ok(loop_io_start(l, &bad, -5, EPOLLIN, cb_watch, NULL) < 0 &&
 		   bad.fd == -1,
 	   "watching a bad fd fails and leaves fd -1");
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 /* Two watchers ready in the same batch, each stopping and deferring the
@@ -498,20 +498,20 @@ static void test_io(void)
  * struct is freed only after the batch. */
 static void test_io_stopped_in_batch(void)
 {
-	struct ev_loop *l = ev_loop_new();
+	struct loop *l = loop_new();
 	int p[2], q[2];
 	if (pipe(p) < 0 || pipe(q) < 0)
 		abort();
 	struct watch *x = calloc(1, sizeof *x), *y = calloc(1, sizeof *y);
 	x->other = y;
 	y->other = x;
-	ev_io_start(l, &x->io, p[0], EPOLLIN, cb_watch, x);
-	ev_io_start(l, &y->io, q[0], EPOLLIN, cb_watch, y);
+	loop_io_start(l, &x->io, p[0], EPOLLIN, cb_watch, x);
+	loop_io_start(l, &y->io, q[0], EPOLLIN, cb_watch, y);
 	(void)!write(p[1], "x", 1);
 	(void)!write(q[1], "x", 1);
-	struct ev_timer stop;
-	ev_timer_init(&stop, cb_stop_loop, NULL);
-	ev_timer_start(l, &stop, 30);
+	struct loop_timer stop;
+	loop_timer_init(&stop, cb_stop_loop, NULL);
+	loop_timer_start(l, &stop, 30);
 	int ran = run(l);
 	ok(ran && x->fires + y->fires == 1,
 	   "of two watchers ready at once that stop each other, exactly one fires (%d, %d)",
@@ -525,7 +525,7 @@ static void test_io_stopped_in_batch(void)
 	close(p[1]);
 	close(q[0]);
 	close(q[1]);
-	ev_loop_free(l);
+	loop_free(l);
 }
 
 int main(void)

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -258,20 +257,20 @@ static void remove_files(struct pvmd *d)
 
 /* Housekeeping: drops peers that never enroll, and gives memory freed
  * after a burst of traffic back to the system now and then. */
-static void tick_cb(struct ev_loop *l, struct ev_timer *tm)
+static void tick_cb(struct loop *l, struct loop_timer *tm)
 {
 	struct pvmd *d = tm->data;
 	conn_expire_handshakes(d, HANDSHAKE_MS);
 	if (d->accept_paused && !d->halting) {
 		d->accept_paused = 0;
-		ev_io_set(l, &d->listen_io, EPOLLIN);
+		loop_io_set(l, &d->listen_io, LOOP_IN);
 	}
 	if (++d->ticks % 10 == 0)
 		malloc_trim(0);
-	ev_timer_start(l, tm, TICK_MS);
+	loop_timer_start(l, tm, TICK_MS);
 }
 
-static void before_sleep(struct ev_loop *l, void *data)
+static void before_sleep(struct loop *l, void *data)
 {
 	(void)l;
 	conn_before_sleep(data);
@@ -335,7 +334,7 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	d->loop = ev_loop_new();
+	d->loop = loop_new();
 	if (!d->loop)
 		startup_fail("epoll: %s", strerror(errno));
 	if (pvmd_signals_init(d) < 0)
@@ -348,12 +347,12 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	if (host_init(d, !slave, herr, sizeof herr) < 0)
 		startup_fail("%s", herr);
 	write_pidfile(d);
-	if (ev_io_start(d->loop, &d->listen_io, d->listen_fd, EPOLLIN,
-			conn_accept_cb, d) < 0)
+	if (loop_io_start(d->loop, &d->listen_io, d->listen_fd, LOOP_IN,
+			  conn_accept_cb, d) < 0)
 		startup_fail("epoll: %s", strerror(errno));
-	ev_set_before_sleep(d->loop, before_sleep, d);
-	ev_timer_init(&d->tick, tick_cb, d);
-	ev_timer_start(d->loop, &d->tick, TICK_MS);
+	loop_set_before_sleep(d->loop, before_sleep, d);
+	loop_timer_init(&d->tick, tick_cb, d);
+	loop_timer_start(d->loop, &d->tick, TICK_MS);
 
 	/* Children start in the home directory, as with the reference
 	 * (or in the hostfile's wd= for this host). */
@@ -493,7 +492,7 @@ int main(int argc, char **argv)
 
 	start_daemon(d, foreground, hostfile, name);
 
-	if (ev_run(d->loop) < 0)
+	if (loop_run(d->loop) < 0)
 		plog(PL_ERR, "epoll_wait: %s", strerror(errno));
 	shutdown_pvmd(d);
 	return 0;

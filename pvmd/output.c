@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "pvmd/conn.h"
@@ -41,7 +40,7 @@ struct outpipe {
 	struct pvmd *d;
 	struct outpipe *next, *prev;
 	int fd;
-	struct ev_io io;
+	struct loop_io io;
 	int tid;
 	int ptid; /* the spawner, named in BEGIN messages */
 	int outtid, outctx, outtag;
@@ -126,7 +125,7 @@ static void finish(struct outpipe *p)
 		log_line(p);
 	if (dest_alive(p))
 		send_out(p, OUT_EOF, 0, NULL, 0);
-	ev_io_stop(d->loop, &p->io);
+	loop_io_stop(d->loop, &p->io);
 	close(p->fd);
 	p->fd = -1;
 	if (p->prev)
@@ -135,7 +134,7 @@ static void finish(struct outpipe *p)
 		d->pipes = p->next;
 	if (p->next)
 		p->next->prev = p->prev;
-	ev_defer(d->loop, outpipe_free, p);
+	loop_defer(d->loop, outpipe_free, p);
 }
 
 /* Reads up to `budget` bytes.  Returns 1 if the pipe may hold more, 0 when
@@ -166,7 +165,7 @@ static int read_pipe(struct outpipe *p, size_t budget)
 	return 1;
 }
 
-static void pipe_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	(void)l;
 	(void)ev;
@@ -186,7 +185,7 @@ struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
 	p->outctx = outctx;
 	p->outtag = outtag;
 	p->ptid = ptid;
-	if (ev_io_start(d->loop, &p->io, fd, EPOLLIN, pipe_cb, p) < 0) {
+	if (loop_io_start(d->loop, &p->io, fd, LOOP_IN, pipe_cb, p) < 0) {
 		free(p);
 		return NULL;
 	}

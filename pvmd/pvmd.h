@@ -39,7 +39,7 @@ struct hostlayer;
 #define PVMD_DSIG   0x408c41
 
 struct pvmd {
-	struct ev_loop *loop;
+	struct loop *loop;
 	int hosttid; /* host number << 18: 0x40000 on the master */
 	char hostname[256];
 	char ip[64]; /* address other hosts reach this one at
@@ -47,10 +47,10 @@ struct pvmd {
 	const char *arch;
 
 	int listen_fd;
-	struct ev_io listen_io;
+	struct loop_io listen_io;
 	int accept_paused; /* out of fds: listen_io disarmed for now */
 	int sig_fd;
-	struct ev_io sig_io;
+	struct loop_io sig_io;
 	int lock_fd;
 
 	struct idhash tasks;	/* tid -> struct task */
@@ -99,8 +99,8 @@ struct pvmd {
 	int halt_killed;	/* SIGKILL sent: waiting for them to go */
 	pid_t *halt_pids;	/* processes to stop (negative: a group) */
 	size_t nhalt_pids;
-	struct ev_timer halt_timer;
-	struct ev_timer tick; /* housekeeping once a second */
+	struct loop_timer halt_timer;
+	struct loop_timer tick; /* housekeeping once a second */
 	unsigned ticks;
 };
 

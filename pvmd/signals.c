@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,7 +58,7 @@ void pvmd_reap(struct pvmd *d)
 		child_exited(d, pid, status);
 }
 
-static void signal_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void signal_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct pvmd *d = io->data;
 	struct signalfd_siginfo si;
@@ -94,8 +93,8 @@ int pvmd_signals_init(struct pvmd *d)
 	d->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sig_fd < 0)
 		return -1;
-	return ev_io_start(d->loop, &d->sig_io, d->sig_fd, EPOLLIN, signal_cb,
-			   d);
+	return loop_io_start(d->loop, &d->sig_io, d->sig_fd, LOOP_IN, signal_cb,
+			     d);
 }
 
 /* Sends `sig` (0: just checks) to what the halt must stop.  Returns 1 if
@@ -132,19 +131,19 @@ static void collect_pids(struct pvmd *d)
 	d->nhalt_pids = k;
 }
 
-static void halt_tick(struct ev_loop *l, struct ev_timer *tm)
+static void halt_tick(struct loop *l, struct loop_timer *tm)
 {
 	struct pvmd *d = tm->data;
 	pvmd_reap(d);
 	if (!signal_all(d, 0)) {
-		ev_stop(l);
+		loop_stop(l);
 		return;
 	}
-	if (ev_now_ms() >= d->halt_deadline) {
+	if (loop_now_ms() >= d->halt_deadline) {
 		if (d->halt_killed) {
 			plog(PL_INFO, "tasks still there %d ms after SIGKILL",
 			     HALT_KILL_MS);
-			ev_stop(l);
+			loop_stop(l);
 			return;
 		}
 		plog(PL_INFO, "tasks still running after %d ms: SIGKILL",
@@ -154,9 +153,9 @@ static void halt_tick(struct ev_loop *l, struct ev_timer *tm)
 		 * its inbox: the inboxes are removed (at the end of the
 		 * halt) only once the tasks are gone */
 		d->halt_killed = 1;
-		d->halt_deadline = ev_now_ms() + HALT_KILL_MS;
+		d->halt_deadline = loop_now_ms() + HALT_KILL_MS;
 	}
-	ev_timer_start(l, tm, HALT_POLL_MS);
+	loop_timer_start(l, tm, HALT_POLL_MS);
 }
 
 void pvmd_halt(struct pvmd *d, const char *why)
@@ -165,13 +164,13 @@ void pvmd_halt(struct pvmd *d, const char *why)
 		return;
 	d->halting = 1;
 	plog(PL_INFO, "halting (%s)", why);
-	ev_io_stop(d->loop, &d->listen_io);
+	loop_io_stop(d->loop, &d->listen_io);
 	/* No PvmHostDelete notify for this host: the reference sends none at
 	 * a halt, and its tasks are about to get SIGTERM. */
 	/* Like the reference: every task gets SIGTERM, the caller too. */
 	collect_pids(d);
 	signal_all(d, SIGTERM);
-	d->halt_deadline = ev_now_ms() + HALT_GRACE_MS;
-	ev_timer_init(&d->halt_timer, halt_tick, d);
-	ev_timer_start(d->loop, &d->halt_timer, HALT_POLL_MS);
+	d->halt_deadline = loop_now_ms() + HALT_GRACE_MS;
+	loop_timer_init(&d->halt_timer, halt_tick, d);
+	loop_timer_start(d->loop, &d->halt_timer, HALT_POLL_MS);
 }

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -53,8 +52,8 @@ struct start {
 	int idx;   /* its slot in ar->results */
 	pid_t pid; /* the rsh command */
 	int out_fd, err_fd;
-	struct ev_io out_io;
-	struct ev_timer timer;
+	struct loop_io out_io;
+	struct loop_timer timer;
 	char line[512];
 	size_t nline;
 	int connecting;	  /* got "ok": the link is being opened */
@@ -125,13 +124,13 @@ static void start_free(struct pvmd *d, struct start *s)
 			*pp = s->next;
 			break;
 		}
-	ev_timer_stop(d->loop, &s->timer);
+	loop_timer_stop(d->loop, &s->timer);
 	/* a registered hoster's start: its ticket dies with it */
 	explicit_bzero(s->h->ticket, sizeof s->h->ticket);
 	s->h->have_ticket = 0;
 	s->h->hoster_wid = 0;
 	if (s->out_fd >= 0) {
-		ev_io_stop(d->loop, &s->out_io);
+		loop_io_stop(d->loop, &s->out_io);
 		close(s->out_fd);
 	}
 	if (s->err_fd >= 0)
@@ -257,7 +256,7 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 	}
 	s->connecting = 1;
 	if (s->out_fd >= 0) {
-		ev_io_stop(d->loop, &s->out_io);
+		loop_io_stop(d->loop, &s->out_io);
 		close(s->out_fd);
 		s->out_fd = -1;
 	}
@@ -265,7 +264,7 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 		start_fail(d, s, PvmCantStart, "cannot connect to its pvmd");
 }
 
-static void out_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void out_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct start *s = io->data;
 	struct pvmd *d = s->timer.data;
@@ -299,7 +298,7 @@ static void out_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 	}
 }
 
-static void timeout_cb(struct ev_loop *l, struct ev_timer *t)
+static void timeout_cb(struct loop *l, struct loop_timer *t)
 {
 	(void)l;
 	struct pvmd *d = t->data;
@@ -339,8 +338,8 @@ static void manual_begin(struct pvmd *d, struct start *s)
 	fflush(stdout);
 	explicit_bzero(lines, sizeof lines);
 	s->out_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
-	if (s->out_fd < 0 || ev_io_start(d->loop, &s->out_io, s->out_fd,
-					 EPOLLIN, out_cb, s) < 0) {
+	if (s->out_fd < 0 || loop_io_start(d->loop, &s->out_io, s->out_fd,
+					   LOOP_IN, out_cb, s) < 0) {
 		char why[120];
 		snprintf(why, sizeof why, "cannot read the terminal: %s",
 			 strerror(errno));
@@ -367,8 +366,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		 * whose password was typed before it registered keeps ours) */
 		int st = hoster_task_start(d, s->h, o);
 		if (st == 0)
-			ev_timer_start(d->loop, &s->timer,
-				       hoster_start_timeout());
+			loop_timer_start(d->loop, &s->timer,
+					 hoster_start_timeout());
 		return st;
 	}
 	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
@@ -443,9 +442,10 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 		plog(PL_ERR, "host %s: could not write its startup lines",
 		     o->name);
 
-	ev_timer_init(&s->timer, timeout_cb, d);
-	ev_timer_start(d->loop, &s->timer, hoster_start_timeout());
-	if (ev_io_start(d->loop, &s->out_io, s->out_fd, EPOLLIN, out_cb, s) < 0)
+	loop_timer_init(&s->timer, timeout_cb, d);
+	loop_timer_start(d->loop, &s->timer, hoster_start_timeout());
+	if (loop_io_start(d->loop, &s->out_io, s->out_fd, LOOP_IN, out_cb, s) <
+	    0)
 		return PvmSysErr;
 	return 0;
 }
@@ -586,7 +586,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	s->ar = ar;
 	s->idx = idx;
 	s->out_fd = s->err_fd = -1;
-	ev_timer_init(&s->timer, timeout_cb, d);
+	loop_timer_init(&s->timer, timeout_cb, d);
 	s->next = d->hosts->starts;
 	d->hosts->starts = s;
 	if ((!strcmp(o->so, "ms") || !strcmp(o->so, "pw")) && !by_hoster) {

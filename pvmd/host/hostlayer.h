@@ -38,12 +38,12 @@ struct hostlayer {
 	int have_commit;
 	unsigned ticket_life_ms; /* it stops when no master came by then */
 	uint64_t ticket_deadline;
-	int tcp_fd;	     /* listening TCP socket */
-	struct ev_io tcp_io; /* its watcher (link.c) */
-	int tcp_paused;	     /* out of descriptors: accepting again next tick */
+	int tcp_fd;	       /* listening TCP socket */
+	struct loop_io tcp_io; /* its watcher (link.c) */
+	int tcp_paused; /* out of descriptors: accepting again next tick */
 	int port;
 	unsigned timeout_ms; /* a silent link is dead after this */
-	struct ev_timer ping;
+	struct loop_timer ping;
 	int spawn_rr; /* round-robin position of default spawns */
 
 	/* hoster.c (master): starts in progress, the startup hostfile */

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,7 +33,7 @@ static int send_hs(struct pvmd *d, struct conn *c, const struct hs_msg *m);
 
 /* ---- the listener and opening links ---- */
 
-static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void tcp_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct pvmd *d = io->data;
 	(void)l;
@@ -51,7 +50,7 @@ static void tcp_accept_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
 				plog(PL_ERR,
 				     "accept (tcp): %s: not accepting for a while",
 				     strerror(errno));
-				ev_io_set(d->loop, &d->hosts->tcp_io, 0);
+				loop_io_set(d->loop, &d->hosts->tcp_io, 0);
 				d->hosts->tcp_paused = 1;
 			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 				   errno != EINTR) {
@@ -138,7 +137,7 @@ int host_connect(struct pvmd *d, struct host *h)
 		conn_close(d, c, c->hs.why);
 		return -1;
 	}
-	/* written once the connection is made (EPOLLOUT) */
+	/* written once the connection is made (LOOP_OUT) */
 	if (send_hs(d, c, &m) < 0)
 		conn_close(d, c, "out of memory");
 	plog(PL_DEBUG, "host %s: connecting to %s", h->name, h->addr);
@@ -325,10 +324,10 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 
 /* ---- heartbeats ---- */
 
-static void ping_cb(struct ev_loop *l, struct ev_timer *t)
+static void ping_cb(struct loop *l, struct loop_timer *t)
 {
 	struct pvmd *d = t->data;
-	uint64_t now = ev_now_ms();
+	uint64_t now = loop_now_ms();
 	if (d->hosts->have_ticket && !d->hosts->have_secret &&
 	    now > d->hosts->ticket_deadline) {
 		/* started through a hoster and the master never came: the
@@ -340,7 +339,7 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 	}
 	if (d->hosts->tcp_paused && !d->halting) {
 		d->hosts->tcp_paused = 0;
-		ev_io_set(l, &d->hosts->tcp_io, EPOLLIN);
+		loop_io_set(l, &d->hosts->tcp_io, LOOP_IN);
 	}
 	for (struct conn *c = d->conns, *next; c; c = next) {
 		next = c->next;
@@ -367,10 +366,10 @@ static void ping_cb(struct ev_loop *l, struct ev_timer *t)
 	}
 	/* a silent link is noticed at most a tenth of the timeout late */
 	unsigned step = d->hosts->timeout_ms / 10;
-	ev_timer_start(l, t,
-		       step < 50	     ? 50
-		       : step > HOST_PING_MS ? HOST_PING_MS
-					     : step);
+	loop_timer_start(l, t,
+			 step < 50	       ? 50
+			 : step > HOST_PING_MS ? HOST_PING_MS
+					       : step);
 }
 
 int link_init(struct pvmd *d, char *err, size_t errlen)
@@ -387,16 +386,16 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 		return -1;
 	}
 	d->hosts->port = ntohs(sa.sin_port);
-	if (ev_io_start(d->loop, &d->hosts->tcp_io, d->hosts->tcp_fd, EPOLLIN,
-			tcp_accept_cb, d) < 0) {
+	if (loop_io_start(d->loop, &d->hosts->tcp_io, d->hosts->tcp_fd, LOOP_IN,
+			  tcp_accept_cb, d) < 0) {
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return -1;
 	}
-	ev_timer_init(&d->hosts->ping, ping_cb, d);
-	ev_timer_start(d->loop, &d->hosts->ping, 200);
+	loop_timer_init(&d->hosts->ping, ping_cb, d);
+	loop_timer_start(d->loop, &d->hosts->ping, 200);
 	if (d->hosts->have_ticket)
 		d->hosts->ticket_deadline =
-			ev_now_ms() + 5000 +
+			loop_now_ms() + 5000 +
 			(d->hosts->ticket_life_ms ? d->hosts->ticket_life_ms
 						  : hoster_start_timeout());
 	return 0;
@@ -405,7 +404,7 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 void link_fini(struct pvmd *d)
 {
 	if (d->hosts->tcp_fd >= 0) {
-		ev_io_stop(d->loop, &d->hosts->tcp_io);
+		loop_io_stop(d->loop, &d->hosts->tcp_io);
 		close(d->hosts->tcp_fd);
 		d->hosts->tcp_fd = -1;
 	}

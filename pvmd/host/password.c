@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -35,8 +34,8 @@ static struct {
 	int unpolled; /* a file (epoll cannot watch it): read from
 		       * a timer, it never blocks */
 	unsigned gen; /* one per prompt */
-	struct ev_io io;
-	struct ev_timer timer;
+	struct loop_io io;
+	struct loop_timer timer;
 	char buf[PW_MAX + 1];
 	size_t n;
 	pw_done_cb done;
@@ -63,9 +62,9 @@ static void prompt_end(struct pvmd *d)
 	if (!pr.active)
 		return;
 	if (pr.unpolled)
-		ev_timer_stop(d->loop, &pr.timer);
+		loop_timer_stop(d->loop, &pr.timer);
 	else
-		ev_io_stop(d->loop, &pr.io);
+		loop_io_stop(d->loop, &pr.io);
 	if (pr.echo_off) {
 		tcsetattr(pr.fd, TCSAFLUSH, &pr.saved);
 		put(pr.out, "\n"); /* the Enter typed was not echoed */
@@ -111,14 +110,14 @@ static void prompt_step(struct pvmd *d)
 	}
 }
 
-static void prompt_cb(struct ev_loop *l, struct ev_io *io, uint32_t ev)
+static void prompt_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	(void)l;
 	(void)ev;
 	prompt_step(io->data); /* one read per event: never stalls the loop */
 }
 
-static void prompt_timer_cb(struct ev_loop *l, struct ev_timer *t)
+static void prompt_timer_cb(struct loop *l, struct loop_timer *t)
 {
 	(void)l;
 	unsigned gen = pr.gen;
@@ -167,12 +166,12 @@ int pw_prompt(struct pvmd *d, const char *host, const char *login,
 	pr.gen++;
 	pr.bytewise = !isatty(fd);
 	pr.unpolled = 0;
-	int st = ev_io_start(d->loop, &pr.io, fd, EPOLLIN, prompt_cb, d);
+	int st = loop_io_start(d->loop, &pr.io, fd, LOOP_IN, prompt_cb, d);
 	if (st < 0 && errno == EPERM) {
 		/* a regular file or /dev/null: read from the loop, at once */
 		pr.unpolled = 1;
-		ev_timer_init(&pr.timer, prompt_timer_cb, d);
-		st = ev_timer_start(d->loop, &pr.timer, 0);
+		loop_timer_init(&pr.timer, prompt_timer_cb, d);
+		st = loop_timer_start(d->loop, &pr.timer, 0);
 	}
 	if (st < 0) {
 		snprintf(why, whylen, "cannot watch the terminal: %s",
