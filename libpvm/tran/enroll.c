@@ -246,4 +246,5 @@ void lp_disconnect(void)
 	lp.enrolled = 0;
 	lp.mytid = 0;
 	lp_selftid = 0;
+	lp_gs_epoch++; /* group lists fetched while enrolled may be stale */
 }
