@@ -3,7 +3,8 @@ noinst_LTLIBRARIES += proto/libwire.la
 proto_libwire_la_SOURCES = proto/wire.c proto/wire.h proto/vmdir.c proto/vmdir.h \
 	proto/gshm.c proto/gshm.h \
 	proto/shmseg.c proto/shmseg.h \
-	proto/auth.c proto/auth.h proto/handshake.c proto/handshake.h
+	proto/auth.c proto/auth.h proto/handshake.c proto/handshake.h \
+	proto/dsig.h
 # auth.c's SHA-256 and HMAC are nettle's.  Every program and library that
 # takes in libwire (libpvm3, libgpvm3, pvmd, the tools and tests) links
 # -lnettle through it: libtool carries a convenience library's LIBADD.
@@ -18,6 +19,8 @@ check_PROGRAMS += proto/auth_test
 proto_auth_test_SOURCES = proto/auth_test.c test/unit/tap.h
 proto_auth_test_CPPFLAGS = $(AM_CPPFLAGS) $(NETTLE_CFLAGS)
 proto_auth_test_LDADD = proto/libwire.la
+check_PROGRAMS += proto/dsig_test
+proto_dsig_test_SOURCES = proto/dsig_test.c proto/dsig.h test/unit/tap.h
 check_PROGRAMS += proto/handshake_test
 proto_handshake_test_SOURCES = proto/handshake_test.c test/unit/tap.h
 proto_handshake_test_LDADD = proto/libwire.la

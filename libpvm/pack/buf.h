@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/dsig.h"
+
 struct lp_seg {
 	const void *p;
 	size_t len;
@@ -97,6 +99,6 @@ void lp_buf_copybody(const struct lp_buf *b, void *out);
 int lp_buf_encsig(const struct lp_buf *b);
 #define LP_SIG_XDR     0x10000000
 #define LP_SIG_INPLACE 0x20000000
-#define LP_DSIG	       0x00408c41 /* LINUX64: little-endian, LP64, IEEE */
+#define LP_DSIG	       DSIG_NATIVE /* this build's (proto/dsig.h) */
 
 #endif /* LPVM_BUF_H */

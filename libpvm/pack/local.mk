@@ -3,7 +3,10 @@ lpvm_pack_sources = libpvm/pack/buf.h libpvm/pack/buf.c \
 	libpvm/pack/pack.h libpvm/pack/pack.c \
 	libpvm/pack/xdr.c libpvm/pack/pkmesg.c libpvm/pack/packf.c
 
-# Unit test of buffers and packing: needs no pvmd; prints TAP.
+# Unit test of buffers and packing: needs no pvmd; prints TAP.  It and
+# xdr_test check our XDR against libtirpc's: a cross build without the
+# target's libtirpc leaves them out.
+if HAVE_TIRPC
 check_PROGRAMS += libpvm/pack/pack_test
 libpvm_pack_pack_test_SOURCES = libpvm/pack/pack_test.c libpvm/pack/test_types.h
 libpvm_pack_pack_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
@@ -17,6 +20,7 @@ libpvm_pack_xdr_test_SOURCES = libpvm/pack/xdr_test.c libpvm/pack/test_types.h
 libpvm_pack_xdr_test_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
 libpvm_pack_xdr_test_LDFLAGS = -no-install
 libpvm_pack_xdr_test_LDADD = libpvm/libpvm3.la $(TIRPC_LIBS)
+endif
 
 # Random bodies read with random pvm_upk* calls against a model of the
 # encodings' sizes (also a libFuzzer target, see the file): needs no

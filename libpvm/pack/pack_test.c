@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "proto/dsig.h"
 #include "pvm3.h"
 
 /* ---- the types ---- */
@@ -408,7 +409,7 @@ static void test_inplace(void)
 	   "InPlace data is read when the message leaves");
 	struct pvmminfo mi;
 	pvm_getminfo(nb, &mi);
-	ok(mi.enc == 0x408c41,
+	ok(mi.enc == DSIG_NATIVE,
 	   "received InPlace message shows the data signature");
 	pvm_freebuf(nb);
 }
@@ -469,7 +470,7 @@ static void test_buffers(void)
 	ok(pvm_getminfo(s2, &mi) == 0 && mi.len == 12 && mi.enc == 0x10000000,
 	   "getminfo of an XDR send buffer");
 	pvm_initsend(PvmDataRaw);
-	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x408c41,
+	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == DSIG_NATIVE,
 	   "getminfo enc of Raw is the data signature");
 	pvm_initsend(PvmDataInPlace);
 	ok(pvm_getminfo(pvm_getsbuf(), &mi) == 0 && mi.enc == 0x20000000,
@@ -599,7 +600,7 @@ static void test_pkmesg(void)
 	int y[2] = {0};
 	ok(nb > 0 && pvm_getrbuf() == outer && pvm_getminfo(nb, &mi) == 0 &&
 		   mi.len == 8 && mi.ctx == 0x11 && mi.tag == 0x22 &&
-		   mi.wid == 0x33 && mi.enc == 0x408c41 && mi.src == 0x44 &&
+		   mi.wid == 0x33 && mi.enc == DSIG_NATIVE && mi.src == 0x44 &&
 		   mi.dst == 0x55,
 	   "upkmesg makes a new buffer with the header (not current)");
 	ok(pvm_upkint(y, 2, 1) == 0 && y[0] == 1 && y[1] == 2,
@@ -631,7 +632,7 @@ static void test_packf(void)
 	unsigned char *got = body(pvm_getsbuf(), &n);
 	struct pvmminfo mi;
 	pvm_getminfo(pvm_getsbuf(), &mi);
-	ok(got && n == 4 && got[0] == 4 && got[3] == 1 && mi.enc == 0x408c41,
+	ok(got && n == 4 && got[0] == 4 && got[3] == 1 && mi.enc == DSIG_NATIVE,
 	   "%%+ chose Raw");
 	free(got);
 	pvm_initsend(PvmDataRaw);
