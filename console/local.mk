@@ -1,4 +1,6 @@
 # console/pvm: the interactive PVM console, a plain client of libpvm3.
+# It needs readline: a cross build without the target's leaves it out.
+if HAVE_READLINE
 bin_PROGRAMS += console/pvm
 console_pvm_SOURCES = console/console.h console/main.c console/term.c \
 	console/cmdtab.c console/alias.c console/cmd_vm.c console/cmd_ps.c \
@@ -7,6 +9,7 @@ console_pvm_SOURCES = console/console.h console/main.c console/term.c \
 	console/hostwatch.c
 console_pvm_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS)
 console_pvm_LDADD = libpvm/libpvm3.la $(READLINE_LIBS)
+endif
 dist_man_MANS += console/pvm.1
 
 # console/pvmgroups: lists the dynamic groups (TM_GS_LIST), like the

@@ -22,20 +22,20 @@
 
 #include <stdint.h>
 
-#define DSIG_LOG2(n) ((n) == 1 ? 0 : (n) == 2 ? 1 : (n) == 4 ? 2 : 3)
+#define DSIG_LOG2(n)	    ((n) == 1 ? 0 : (n) == 2 ? 1 : (n) == 4 ? 2 : 3)
 #define DSIG_INT(size, big) (DSIG_LOG2(size) | ((big) ? 3 << 3 : 0))
 #define DSIG_FP(fmt, big)   ((fmt) | ((big) ? 6 << 3 : 0))
 
 /* The signature of a host with IEEE floating point, of byte order `big`
  * (1 big-endian, 0 little-endian), and these sizes of short, int, long.
  * A constant expression when its arguments are. */
-#define DSIG_MAKE(big, s, i, l)                                            \
-	((int32_t)(DSIG_INT(s, big) | DSIG_INT(i, big) << 5 |              \
-		   DSIG_INT(l, big) << 10 | DSIG_FP(1, big) << 15 |        \
+#define DSIG_MAKE(big, s, i, l)                                                \
+	((int32_t)(DSIG_INT(s, big) | DSIG_INT(i, big) << 5 |                  \
+		   DSIG_INT(l, big) << 10 | DSIG_FP(1, big) << 15 |            \
 		   DSIG_FP(2, big) << 21))
 
-#define DSIG_NATIVE                                                        \
-	DSIG_MAKE(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sizeof(short),   \
+#define DSIG_NATIVE                                                            \
+	DSIG_MAKE(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sizeof(short),       \
 		  sizeof(int), sizeof(long))
 
 /* What a signature says: 1 when its integers are big-endian, else 0. */
