@@ -34,12 +34,12 @@ static void fill(int t, void *p, size_t nitems)
 		switch (t) {
 		case T_LONG: {
 			long v = (int32_t)r;
-			memcpy(q, &v, 8);
+			memcpy(q, &v, sizeof v);
 			break;
 		}
 		case T_ULONG: {
 			unsigned long v = (uint32_t)r;
-			memcpy(q, &v, 8);
+			memcpy(q, &v, sizeof v);
 			break;
 		}
 		case T_FLOAT:
@@ -288,10 +288,14 @@ static void test_xdr_identity(void)
 
 static void test_long(void)
 {
-	long big[2] = {1, 1L << 33}, neg[3] = {-5, INT32_MIN, INT32_MAX}, r[3];
-	unsigned long ubig = 1UL << 32, umax = UINT32_MAX, ur = 0;
-	int n0, n1, tag, tid;
+	long neg[3] = {-5, INT32_MIN, INT32_MAX}, r[3];
+	unsigned long umax = UINT32_MAX, ur = 0;
 	pvm_initsend(PvmDataDefault);
+#if LONG_MAX > INT32_MAX
+	/* a long past the 32 bits of XDR's: only where long has 64 */
+	long big[2] = {1, 1L << 33};
+	unsigned long ubig = 1UL << 32;
+	int n0, n1, tag, tid;
 	pvm_bufinfo(pvm_getsbuf(), &n0, &tag, &tid);
 	ok(pvm_pklong(big, 2, 1) == PvmOverflow,
 	   "XDR pklong of 2^33 gives PvmOverflow");
@@ -299,6 +303,10 @@ static void test_long(void)
 	ok(n0 == n1, "nothing packed after PvmOverflow");
 	ok(pvm_pkulong(&ubig, 1, 1) == PvmOverflow,
 	   "XDR pkulong of 2^32 gives PvmOverflow");
+#else
+	for (int i = 0; i < 3; i++)
+		ok(1, "# SKIP long has 32 bits: none is past XDR's");
+#endif
 	ok(pvm_pklong(neg, 3, 1) == 0 && pvm_pkulong(&umax, 1, 1) == 0,
 	   "XDR long limits pack");
 	pvm_setrbuf(pvm_getsbuf());
@@ -308,10 +316,11 @@ static void test_long(void)
 	ok(pvm_upkulong(&ur, 1, 1) == 0 && ur == UINT32_MAX,
 	   "XDR ulong 2^32-1");
 	pvm_initsend(PvmDataRaw);
-	ok(pvm_pklong(big, 2, 1) == 0, "Raw pklong of 2^33 is fine");
+	long wide[2] = {1, LONG_MAX};
+	ok(pvm_pklong(wide, 2, 1) == 0, "Raw pklong of LONG_MAX is fine");
 	pvm_setrbuf(pvm_getsbuf());
-	ok(pvm_upklong(r, 2, 1) == 0 && r[1] == 1L << 33,
-	   "Raw long keeps 64 bits");
+	ok(pvm_upklong(r, 2, 1) == 0 && r[1] == LONG_MAX,
+	   "Raw long keeps all its %d bits", (int)(8 * sizeof(long)));
 }
 
 static void test_nodata(void)
@@ -581,11 +590,16 @@ static void test_pkmesg(void)
 	   "pkmesgbody of another encoding: PvmMismatch");
 	int n;
 	unsigned char *got = body(outer, &n);
-	static const unsigned char want[] = {
-		0,    0, 0, 8, 0,    0,	   0,	 0x11, 0,    0,	   0,
-		0x22, 0, 0, 0, 0x33, 0,	   0x40, 0x8c, 0x41, 0,	   0,
-		0,    0, 0, 0, 0,    0x44, 0,	 0,    0,    0x55, 0,
-		0,    0, 8, 1, 0,    0,	   0,	 2,    0,    0,	   0};
+	/* the header in XDR (the outer buffer's encoding), the inner's data
+	 * signature among it, then its Raw body in this host's order */
+	unsigned char want[] = {0,    0, 0, 8, 0,    0,	   0, 0x11, 0, 0,    0,
+				0x22, 0, 0, 0, 0x33, 0,	   0, 0,    0, 0,    0,
+				0,    0, 0, 0, 0,    0x44, 0, 0,    0, 0x55, 0,
+				0,    0, 8, 0, 0,    0,	   0, 0,    0, 0,    0};
+	for (int i = 0; i < 4; i++)
+		want[16 + i] =
+			(unsigned char)((uint32_t)DSIG_NATIVE >> (24 - 8 * i));
+	memcpy(want + 36, x, sizeof x);
 	ok(got && n == (int)sizeof want && !memcmp(got, want, sizeof want),
 	   "pkmesg bytes as PVM 3.4.6 packs them");
 	free(got);
@@ -632,7 +646,10 @@ static void test_packf(void)
 	unsigned char *got = body(pvm_getsbuf(), &n);
 	struct pvmminfo mi;
 	pvm_getminfo(pvm_getsbuf(), &mi);
-	ok(got && n == 4 && got[0] == 4 && got[3] == 1 && mi.enc == DSIG_NATIVE,
+	int v[2] = {0, 0};
+	if (got && n >= 4)
+		memcpy(v, got, 4);
+	ok(got && n == 4 && v[0] == 0x01020304 && mi.enc == DSIG_NATIVE,
 	   "%%+ chose Raw");
 	free(got);
 	pvm_initsend(PvmDataRaw);
@@ -640,7 +657,10 @@ static void test_packf(void)
 		     6UL, 1.5, 2.25) == 0,
 	   "packf values c hd ld ud uhd uld f lf");
 	got = body(pvm_getsbuf(), &n);
-	ok(got && n == 1 + 2 + 8 + 4 + 2 + 8 + 4 + 8 && got[0] == 'A',
+	ok(got &&
+		   n == (int)(1 + 2 + sizeof(long) + 4 + 2 + sizeof(long) + 4 +
+			      8) &&
+		   got[0] == 'A',
 	   "their sizes: %d bytes", n);
 	free(got);
 	pvm_initsend(PvmDataDefault);
@@ -679,7 +699,9 @@ static void test_packf(void)
 		   pvm_packf(NULL) == PvmBadParam,
 	   "unknown conversions give PvmBadParam");
 	got = body(pvm_getsbuf(), &n);
-	ok(got && n == 8 && got[0] == 7 && got[4] == 1,
+	if (got && n == 8)
+		memcpy(v, got, 8);
+	ok(got && n == 8 && v[0] == 7 && v[1] == 1,
 	   "items before a bad conversion are packed");
 	free(got);
 	pvm_initsend(PvmDataRaw);
@@ -687,12 +709,16 @@ static void test_packf(void)
 	pvm_setrbuf(pvm_getsbuf());
 	ok(pvm_unpackf("%+ %d", 0, ri) == PvmBadParam,
 	   "unpackf %%+: PvmBadParam");
-	ok(pvm_unpackf("%c", rc) == 0 && rc[0] == 1,
-	   "unpackf %%c reads one byte");
+	ok(pvm_unpackf("%c", rc) == 0 && rc[0] == ((const char *)ia)[0],
+	   "unpackf %%c reads one byte (the first of Raw int 1)");
 	ok(pvm_packf("%+", 7) == PvmBadParam, "packf %%+ with a bad encoding");
 	pvm_initsend(PvmDataDefault);
+#if LONG_MAX > INT32_MAX
 	ok(pvm_packf("%ld", 1L << 40) == PvmOverflow,
 	   "packf %%ld overflow in XDR");
+#else
+	ok(1, "# SKIP long has 32 bits: no %%ld overflows XDR");
+#endif
 }
 
 static double now(void)

@@ -40,7 +40,10 @@ enum {
 static const char *const tname[T_N] = {"byte",	 "short", "ushort", "int",
 				       "uint",	 "long",  "ulong",  "float",
 				       "double", "cplx",  "dcplx"};
-static const size_t tsize[T_N] = {1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 16};
+/* in memory (long: 4 or 8 bytes, as the host has it) */
+static const size_t tsize[T_N] = {1, 2, 2, 4, 4, sizeof(long), sizeof(long),
+				  4, 8, 8, 16};
+/* in XDR */
 static const size_t xsize[T_N] = {1, 4, 4, 4, 4, 4, 4, 4, 8, 8, 16};
 
 static inline int pk(int t, void *p, int n, int s)

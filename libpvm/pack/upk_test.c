@@ -31,9 +31,12 @@ static size_t model(const uint8_t *body, size_t len, size_t pos, int t, int cnt,
 		if (rem < 4)
 			return 0;
 		uint32_t u;
-		memcpy(&u, body + pos, 4);
-		if (xdr)
-			u = __builtin_bswap32(u);
+		const uint8_t *b = body + pos;
+		if (xdr) /* big-endian on the wire */
+			u = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+			    (uint32_t)b[2] << 8 | b[3];
+		else /* Raw: this host's order */
+			memcpy(&u, b, 4);
 		if ((int32_t)u < 0)
 			return 0;
 		n = u;

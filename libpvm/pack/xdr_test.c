@@ -20,6 +20,7 @@
  * Public API only, no pvmd needed.  Prints TAP; exits 1 on a failure.
  * XDR_TEST_SEED=n repeats a run (the seed is printed).
  */
+#include <limits.h>
 #include <rpc/xdr.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -324,6 +325,7 @@ static void test_identity(void)
  * packed. */
 static void test_overflow(void)
 {
+#if LONG_MAX > INT32_MAX
 	long l[4] = {1, 2, (long)INT32_MAX + 1, 4};
 	long lo[2] = {0, (long)INT32_MIN - 1};
 	unsigned long ul[3] = {1, (unsigned long)UINT32_MAX + 1, 3};
@@ -341,6 +343,9 @@ static void test_overflow(void)
 	ok(c1 == PvmOverflow && c2 == PvmOverflow && c3 == PvmOverflow &&
 		   c4 == PvmOverflow && c5 == 0 && n == 12,
 	   "long/ulong out of 32 bits: PvmOverflow and nothing packed");
+#else
+	ok(1, "# SKIP long has 32 bits: every long fits XDR's");
+#endif
 }
 
 /* A message too short for the array: PvmNoData and nothing consumed. */

@@ -122,10 +122,10 @@ static int serve(const char *logpath, const char *mode)
 			pvm_upkstr(opts[i]);
 			pvm_upkstr(login[i]);
 			pvm_upkstr(cmd[i]);
-			char w[300];
+			char w[400];
 			snprintf(w, sizeof w,
-				 "t%x wid %d src t%x login %s so '%s'", tids[i],
-				 wid, src, login[i], opts[i]);
+				 "t%x wid %d src t%x login %.255s so '%.63s'",
+				 tids[i], wid, src, login[i], opts[i]);
 			logline("host", w);
 			logline("cmd", cmd[i]);
 		}

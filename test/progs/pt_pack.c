@@ -457,16 +457,19 @@ static int test_longs(void)
 {
 	int me = pvm_mytid();
 	CHECK(me > 0, "mytid %d", me);
-	long big = 1L << 40, nbig = -(1L << 40),
-	     v[6] = {-1, -123456789, INT32_MIN, INT32_MAX, 0, 77};
-	unsigned long ubig = 1UL << 32, uv[3] = {0xffffffffUL, 0, 4000000000UL};
+	long v[6] = {-1, -123456789, INT32_MIN, INT32_MAX, 0, 77};
+	unsigned long uv[3] = {0xffffffffUL, 0, 4000000000UL};
 
+#if LONG_MAX > INT32_MAX /* longs past XDR's 32 bits: 64-bit long only */
+	long big = 1L << 40, nbig = -(1L << 40);
+	unsigned long ubig = 1UL << 32;
 	pvm_initsend(PvmDataDefault);
 	EQ(pvm_pklong(&big, 1, 1), PvmOverflow);
 	EQ(pvm_pklong(&nbig, 1, 1), PvmOverflow);
 	EQ(pvm_pkulong(&ubig, 1, 1), PvmOverflow);
 	long over = (long)INT32_MAX + 1;
 	EQ(pvm_pklong(&over, 1, 1), PvmOverflow);
+#endif
 
 	pvm_initsend(PvmDataDefault);
 	EQ(pvm_pklong(v, 6, 1), 0);
@@ -487,9 +490,9 @@ static int test_longs(void)
 		CHECK(ug[i] == uv[i], "Default ulong %d: got %lu, sent %lu", i,
 		      ug[i], uv[i]);
 
-	/* Raw keeps all 64 bits */
-	long rv[3] = {big, nbig, LONG_MIN};
-	unsigned long ru[2] = {ULONG_MAX, ubig};
+	/* Raw keeps all the bits of a long */
+	long rv[3] = {LONG_MAX, LONG_MIN + 1, LONG_MIN};
+	unsigned long ru[2] = {ULONG_MAX, ULONG_MAX / 3};
 	pvm_initsend(PvmDataRaw);
 	EQ(pvm_pklong(rv, 3, 1), 0);
 	EQ(pvm_pkulong(ru, 2, 1), 0);
