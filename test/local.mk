@@ -6,7 +6,8 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_mbox test/progs/pt_group test/progs/pt_scale \
 	test/progs/pt_shm test/progs/pt_stream test/progs/pt_pull \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
-	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran
+	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
+	test/progs/pt_arch
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -18,6 +19,11 @@ test_progs_pt_tran_SOURCES = test/progs/pt_tran.c test/progs/tcommon.h \
 	test/progs/tpattern.h
 test_progs_pt_tran_LDADD = libpvm/libpvm3.la
 test_progs_pt_tran_LDFLAGS = $(test_progs_ldflags)
+# pt_arch: what a task runs on, PvmDataDefault between unlike hosts
+# (hetero.bats).
+test_progs_pt_arch_SOURCES = test/progs/pt_arch.c
+test_progs_pt_arch_LDADD = libpvm/libpvm3.la
+test_progs_pt_arch_LDFLAGS = $(test_progs_ldflags)
 # pt_notify: pvm_notify as a script (notify.bats, hosts-notify.bats).
 test_progs_pt_notify_SOURCES = test/progs/pt_notify.c test/progs/tcommon.h
 test_progs_pt_notify_LDADD = libpvm/libpvm3.la

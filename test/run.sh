@@ -102,6 +102,111 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
 	count_tap layers.py "${PIPESTATUS[0]}"
 fi
 
+# submake ARGS...: make of another tree, not a part of the make that runs
+# this script (whose jobserver and options are not for it).
+submake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"
+}
+# oot_src TOP LOG: a source tree that an out-of-tree build can use,
+# printed.  A source tree configured in place (as CI does it) cannot take
+# a second, out-of-tree build: configure refuses ("source directory
+# already configured"), and make would take the in-tree objects through
+# VPATH.  Such a tree is built from a copy in TOP/src (tar keeps the
+# files' times, so a second run rebuilds what changed) that make
+# distclean, run in the copy, rids of everything the in-tree build made.
+# Not make distdir: a file the dist lists forget would be missing.  The
+# build trees of this script (asan-build, cross-build) are left out.
+# Prints nothing when the copy fails (the reason is in LOG).
+oot_src() {
+	local top=$1 blog=$2 src=$abs_top_srcdir skip
+	if [ -f "$abs_top_srcdir/config.status" ]; then
+		src=$top/src
+		skip=./$(basename "$top")
+		case $top in "$abs_top_srcdir"/*) skip=./${top#"$abs_top_srcdir"/} ;; esac
+		{ rm -rf "$src" && mkdir -p "$src" &&
+			tar -C "$abs_top_srcdir" --exclude="$skip" --exclude=./.git \
+				--exclude=./asan-build --exclude=./cross-build -cf - . |
+			tar -C "$src" -xf - &&
+			submake -C "$src" distclean; } >>"$blog" 2>&1 || src=
+	fi
+	echo "$src"
+}
+# The unit tests once more on builds for other architectures
+# (docs/hetero.md): s390x (big-endian, LP64) run under qemu-user, i686
+# (little-endian, ILP32) run natively, each built by test/cross/build.sh
+# in $abs_top_builddir/cross-build with Debian's cross compiler and the
+# target's libraries.  Where a cross compiler or qemu is missing the pass
+# is skipped with the reason (.ci/run installs them).  Before the bats
+# suites, which use these trees (hetero.bats: a machine of unlike hosts).
+# Only in a full run of ours; PVM_TEST_CROSS=0 leaves it out.
+# elf_machine FILE: the ELF e_machine of FILE (3 i386, 22 s390), and its
+# byte order, as "machine/L" or "machine/B".
+elf_machine() {
+	local h
+	h=$(od -An -tx1 -N20 "$1" 2>/dev/null | tr -d ' \n')
+	case ${h:10:2} in
+	01) echo "$((16#${h:38:2}${h:36:2}))/L" ;;
+	02) echo "$((16#${h:36:2}${h:38:2}))/B" ;;
+	esac
+}
+cross_pass() {
+	local top=$abs_top_builddir/cross-build arch build blog src sysroot rc
+	local want runner
+	mkdir -p "$top" || { failed=$((failed + 1)); return; }
+	blog=$top/build.log
+	: >"$blog"
+	src=$(oot_src "$top" "$blog")
+	for arch in s390x i386; do
+		build=$top/$arch
+		echo "# cross pass: building $arch in $build (log: $blog)"
+		sysroot=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+			"$abs_top_srcdir/test/cross/build.sh" "$arch" "$build" "$src" 2>>"$blog")
+		rc=$?
+		if [ "$rc" -eq 77 ]; then
+			echo "ok - $arch: # SKIP $(tail -n 1 "$blog")"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		if [ -z "$src" ] || [ "$rc" -ne 0 ]; then
+			echo "not ok - $arch: the build failed; the end of $blog:"
+			tail -n 30 "$blog" | sed 's/^/#   /'
+			failed=$((failed + 1))
+			continue
+		fi
+		case $arch in
+		s390x) want=22/B runner=(qemu-s390x -L "$sysroot") ;;
+		i386)
+			want=3/L
+			runner=(env LD_LIBRARY_PATH="$sysroot/usr/lib/i386-linux-gnu")
+			# no i386 loader on this machine (libc6-i386): the
+			# sysroot's, called by name
+			[ -e /lib/ld-linux.so.2 ] || runner=("$sysroot/usr/lib/ld-linux.so.2"
+				--library-path "$sysroot/usr/lib/i386-linux-gnu")
+			;;
+		esac
+		# the tree is what it claims: the pvmd's ELF machine and order
+		if [ "$(elf_machine "$build/pvmd/pvmd")" = "$want" ]; then
+			echo "ok - $arch: pvmd/pvmd is ELF machine $want"
+			passed=$((passed + 1))
+		else
+			echo "not ok - $arch: pvmd/pvmd is ELF $(elf_machine "$build/pvmd/pvmd"), not $want"
+			failed=$((failed + 1))
+			continue
+		fi
+		if ! command -v "${runner[0]}" >/dev/null; then
+			echo "ok - $arch unit tests: # SKIP ${runner[0]} is not installed (apt-get install qemu-user)"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		unit_runner=("${runner[@]}")
+		run_units "$build" "$arch"
+		unit_runner=()
+	done
+}
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_CROSS:-1}" != 0 ]; then
+	cross_pass
+fi
+
 # run_bats FILE [NOTE [VAR=value...]]: one suite with bats --tap, in the
 # environment given, counted as "FILE (NOTE)".
 run_bats() {
@@ -172,35 +277,6 @@ fi
 # that left any counts as one more failure, with the reports printed.  Only
 # in a full run of ours; PVM_TEST_ASAN=0 leaves it out.  test/README.md.
 san_suites="messaging pack mhf mbox group tasks"
-# submake ARGS...: make of another tree, not a part of the make that runs
-# this script (whose jobserver and options are not for it).
-submake() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"
-}
-# oot_src TOP LOG: a source tree that an out-of-tree build can use,
-# printed.  A source tree configured in place (as CI does it) cannot take
-# a second, out-of-tree build: configure refuses ("source directory
-# already configured"), and make would take the in-tree objects through
-# VPATH.  Such a tree is built from a copy in TOP/src (tar keeps the
-# files' times, so a second run rebuilds what changed) that make
-# distclean, run in the copy, rids of everything the in-tree build made.
-# Not make distdir: a file the dist lists forget would be missing.  The
-# build trees of this script (asan-build, cross-build) are left out.
-# Prints nothing when the copy fails (the reason is in LOG).
-oot_src() {
-	local top=$1 blog=$2 src=$abs_top_srcdir skip
-	if [ -f "$abs_top_srcdir/config.status" ]; then
-		src=$top/src
-		skip=./$(basename "$top")
-		case $top in "$abs_top_srcdir"/*) skip=./${top#"$abs_top_srcdir"/} ;; esac
-		{ rm -rf "$src" && mkdir -p "$src" &&
-			tar -C "$abs_top_srcdir" --exclude="$skip" --exclude=./.git \
-				--exclude=./asan-build --exclude=./cross-build -cf - . |
-			tar -C "$src" -xf - &&
-			submake -C "$src" distclean; } >>"$blog" 2>&1 || src=
-	fi
-	echo "$src"
-}
 san_pass() {
 	local top=$abs_top_builddir/asan-build t0 t1 src s f n r
 	local build=$top/build blog=$top/build.log reports=$top/reports
@@ -261,81 +337,6 @@ san_pass() {
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_ASAN:-1}" != 0 ] &&
 	command -v bats >/dev/null; then
 	san_pass
-fi
-
-# The unit tests once more on builds for other architectures
-# (docs/hetero.md): s390x (big-endian, LP64) run under qemu-user, i686
-# (little-endian, ILP32) run natively, each built by test/cross/build.sh
-# in $abs_top_builddir/cross-build with Debian's cross compiler and the
-# target's libraries.  Where a cross compiler or qemu is missing the pass
-# is skipped with the reason (.ci/run installs them).  Only in a full run
-# of ours; PVM_TEST_CROSS=0 leaves it out.
-# elf_machine FILE: the ELF e_machine of FILE (3 i386, 22 s390), and its
-# byte order, as "machine/L" or "machine/B".
-elf_machine() {
-	local h
-	h=$(od -An -tx1 -N20 "$1" 2>/dev/null | tr -d ' \n')
-	case ${h:10:2} in
-	01) echo "$((16#${h:38:2}${h:36:2}))/L" ;;
-	02) echo "$((16#${h:36:2}${h:38:2}))/B" ;;
-	esac
-}
-cross_pass() {
-	local top=$abs_top_builddir/cross-build arch build blog src sysroot rc
-	local want runner
-	mkdir -p "$top" || { failed=$((failed + 1)); return; }
-	blog=$top/build.log
-	: >"$blog"
-	src=$(oot_src "$top" "$blog")
-	for arch in s390x i386; do
-		build=$top/$arch
-		echo "# cross pass: building $arch in $build (log: $blog)"
-		sysroot=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-			"$abs_top_srcdir/test/cross/build.sh" "$arch" "$build" "$src" 2>>"$blog")
-		rc=$?
-		if [ "$rc" -eq 77 ]; then
-			echo "ok - $arch: # SKIP $(tail -n 1 "$blog")"
-			skipped=$((skipped + 1))
-			continue
-		fi
-		if [ -z "$src" ] || [ "$rc" -ne 0 ]; then
-			echo "not ok - $arch: the build failed; the end of $blog:"
-			tail -n 30 "$blog" | sed 's/^/#   /'
-			failed=$((failed + 1))
-			continue
-		fi
-		case $arch in
-		s390x) want=22/B runner=(qemu-s390x -L "$sysroot") ;;
-		i386)
-			want=3/L
-			runner=(env LD_LIBRARY_PATH="$sysroot/usr/lib/i386-linux-gnu")
-			# no i386 loader on this machine (libc6-i386): the
-			# sysroot's, called by name
-			[ -e /lib/ld-linux.so.2 ] || runner=("$sysroot/usr/lib/ld-linux.so.2"
-				--library-path "$sysroot/usr/lib/i386-linux-gnu")
-			;;
-		esac
-		# the tree is what it claims: the pvmd's ELF machine and order
-		if [ "$(elf_machine "$build/pvmd/pvmd")" = "$want" ]; then
-			echo "ok - $arch: pvmd/pvmd is ELF machine $want"
-			passed=$((passed + 1))
-		else
-			echo "not ok - $arch: pvmd/pvmd is ELF $(elf_machine "$build/pvmd/pvmd"), not $want"
-			failed=$((failed + 1))
-			continue
-		fi
-		if ! command -v "${runner[0]}" >/dev/null; then
-			echo "ok - $arch unit tests: # SKIP ${runner[0]} is not installed (apt-get install qemu-user)"
-			skipped=$((skipped + 1))
-			continue
-		fi
-		unit_runner=("${runner[@]}")
-		run_units "$build" "$arch"
-		unit_runner=()
-	done
-}
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_CROSS:-1}" != 0 ]; then
-	cross_pass
 fi
 
 summary="$passed passed, $failed failed"

@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# A virtual machine of unlike hosts (docs/hetero.md): an x86_64 master on
+# h1, an s390x host h2 (big-endian, LP64; its pvmd and tasks are s390x
+# binaries run by qemu-user through binfmt_misc) and an i686 host h3
+# (little-endian, ILP32; run natively), each with the pvmd and test
+# programs of its own build (test/cross/build.sh: the trees the cross
+# pass of test/run.sh makes, or made here).  Every test first proves
+# that each host is what it claims.  Skipped, with the reason, where the
+# cross compilers, qemu-user or the hosts of hosts.bash are missing.
+
+load helpers
+load hosts
+
+# hx_tree ARCH: the build tree for ARCH, built if need be; sets HX_TREE
+# and HX_SYSROOT, or HX_WHY.
+hx_tree() {
+	local top=${PVM_CROSS_TOP:-$B/cross-build} out rc src
+	HX_TREE=$top/$1
+	# the source the tree was configured from (a copy, for an in-place
+	# configured one), or this one
+	src=$(cat "$HX_TREE/.pvm-srcdir" 2>/dev/null) || src=$S
+	if [ "$src" = "$S" ] && [ -f "$S/config.status" ]; then
+		HX_WHY="no $1 tree in $top (the whole suite, make check, builds it from a copy of this in-place configured source)"
+		return 1
+	fi
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		"$S/test/cross/build.sh" "$1" "$HX_TREE" "$src" 2>"$BATS_FILE_TMPDIR/build-$1.log")
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		HX_WHY=$(tail -n 1 "$BATS_FILE_TMPDIR/build-$1.log")
+		return 1
+	fi
+	[ "$rc" -eq 0 ] || {
+		HX_WHY="the $1 build failed: $(tail -n 3 "$BATS_FILE_TMPDIR/build-$1.log")"
+		return 1
+	}
+	HX_SYSROOT=$(printf '%s\n' "$out" | tail -n 1)
+}
+
+# hx_binfmt: s390x programs run when executed (binfmt_misc, qemu-user).
+hx_binfmt() {
+	local f=/proc/sys/fs/binfmt_misc
+	command -v qemu-s390x >/dev/null || return 1
+	[ -f "$f/status" ] || mount -t binfmt_misc binfmt_misc "$f" 2>/dev/null || return 1
+	[ -f "$f/qemu-s390x" ] || update-binfmts --enable qemu-s390x >/dev/null 2>&1 ||
+		update-binfmts --import qemu-s390x >/dev/null 2>&1 || true
+	grep -qx enabled "$f/qemu-s390x" 2>/dev/null
+}
+
+setup_file() {
+	hosts_file_setup 3
+	[ -z "${HOSTS_SKIP:-}" ] || return 0
+	if ! hx_tree s390x; then
+		export HOSTS_SKIP=$HX_WHY
+		return 0
+	fi
+	export HX_S390X=$HX_TREE HX_S390X_ROOT=$HX_SYSROOT
+	if ! hx_tree i386; then
+		export HOSTS_SKIP=$HX_WHY
+		return 0
+	fi
+	export HX_I386=$HX_TREE HX_I386_ROOT=$HX_SYSROOT
+	if ! hx_binfmt; then
+		export HOSTS_SKIP="s390x programs do not run here: qemu-user-binfmt is not installed or binfmt_misc cannot be enabled"
+		return 0
+	fi
+	if [ ! -e /lib/ld-linux.so.2 ]; then
+		export HOSTS_SKIP="i686 programs do not run here: no /lib/ld-linux.so.2 (apt-get install libc6-i386)"
+		return 0
+	fi
+	# each host's pvmd, through a dx= wrapper that gives it its libraries
+	local d=$BATS_FILE_TMPDIR
+	cat >"$d/dx-s390x" <<EOF
+#!/bin/sh
+QEMU_LD_PREFIX=$HX_S390X_ROOT
+export QEMU_LD_PREFIX
+exec $HX_S390X/pvmd/pvmd "\$@"
+EOF
+	cat >"$d/dx-i386" <<EOF
+#!/bin/sh
+LD_LIBRARY_PATH=$HX_I386_ROOT/usr/lib/i386-linux-gnu
+export LD_LIBRARY_PATH
+exec $HX_I386/pvmd/pvmd "\$@"
+EOF
+	chmod 755 "$d/dx-s390x" "$d/dx-i386"
+	export HX_DIR=$d
+}
+
+teardown_file() {
+	hosts_down
+}
+
+setup() {
+	hosts_test_setup
+	hosts_vm_env hx "$B/test/progs"
+	export CONSOLE=$B/console/pvm
+}
+
+teardown() {
+	[ -n "${HOSTS_SKIP:-}" ] && return 0
+	if [ -z "${BATS_TEST_COMPLETED:-}" ]; then
+		local k
+		for k in 1 2 3; do
+			echo "--- last lines of h$k's pvmd.log"
+			on_host "$k" tail -n 15 "$VMDIR/pvmd.log" 2>/dev/null || true
+		done
+	fi
+	hosts_vm_stop 3
+	return 0
+}
+
+hx_hosts() {
+	[ "$(echo conf | on_host 1 timeout -k 2 10 "$CONSOLE" 2>/dev/null |
+		sed -n 's/^\([0-9][0-9]*\) hosts\{0,1\},.*/\1/p')" = "$1" ] ||
+		{ sleep 0.4; return 1; }
+}
+
+# hx_start: the machine of three hosts, each spawning from its own tree.
+hx_start() {
+	local hf=$BATS_TEST_TMPDIR/hostfile
+	{
+		echo "* ep=$B/test/progs"
+		echo "h2 dx=$HX_DIR/dx-s390x ep=$HX_S390X/test/progs"
+		echo "h3 dx=$HX_DIR/dx-i386 ep=$HX_I386/test/progs"
+	} >"$hf"
+	on_host 1 timeout -k 5 60 "$B/pvmd/pvmd" "$hf" </dev/null \
+		>"$BATS_TEST_TMPDIR/start.out" 2>&1 ||
+		{ cat "$BATS_TEST_TMPDIR/start.out"; return 1; }
+	wait_until 90 hx_hosts 3 || {
+		echo "the machine did not get 3 hosts:"
+		cat "$BATS_TEST_TMPDIR/start.out"
+		return 1
+	}
+}
+
+# hx_elf FILE: "machine/order" of an ELF file (3 i386, 22 s390, 62 x86-64).
+hx_elf() {
+	local h
+	h=$(od -An -tx1 -N20 "$1" | tr -d ' \n')
+	case ${h:10:2} in
+	01) echo "$((16#${h:38:2}${h:36:2}))/L" ;;
+	02) echo "$((16#${h:36:2}${h:38:2}))/B" ;;
+	esac
+}
+
+# hx_pvmd_is K WANT: host K's pvmd is an ELF of WANT ("machine/order"):
+# /proc/PID/exe, or under qemu-user (where that is the emulator) the
+# program qemu runs, the first word of the command line qemu was given.
+hx_pvmd_is() {
+	local pid exe
+	pid=$(host_pvmd_pid "$1")
+	[ -n "$pid" ] || { echo "h$1: no pvmd"; return 1; }
+	exe=$(readlink "/proc/$pid/exe")
+	case $exe in
+	*/qemu-*) exe=$(tr '\0' '\n' <"/proc/$pid/cmdline" | grep -m1 '/pvmd$') ;;
+	esac
+	echo "h$1: pvmd $pid is $exe: $(hx_elf "$exe")"
+	[ "$(hx_elf "$exe")" = "$2" ]
+}
+
+@test "an s390x and an i686 pvmd join an x86_64 master: each host's own ELF, ARCH and DSIG" {
+	hx_start
+	hx_pvmd_is 1 62/L
+	hx_pvmd_is 2 22/B
+	hx_pvmd_is 3 3/L
+	run on_host 1 timeout -k 2 10 "$CONSOLE" <<<conf
+	show
+	[[ "$output" == *"3 hosts, 3 data formats"* ]]
+	printf '%s\n' "$output" | grep -Eq '^ +h1 +40000 +LINUX64 +1000 +0x00408c41$'
+	printf '%s\n' "$output" | grep -Eq '^ +h2 +80000 +LINUXS390 +1000 +0x0658ef59$'
+	printf '%s\n' "$output" | grep -Eq '^ +h3 +c0000 +LINUX +1000 +0x00408841$'
+}
+
+@test "a task on each host reports its own byte order and long, and every type in PvmDataDefault crosses both ways bit for bit" {
+	hx_start
+	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" h1 h2 h3
+	show
+	[ "$status" -eq 0 ]
+	output_is "h1: little-endian long=8 elf=x86-64 there=ok back=ok
+h2: big-endian long=8 elf=s390 there=ok back=ok
+h3: little-endian long=4 elf=i386 there=ok back=ok"
+}
+
+@test "PvmTaskArch places a task on a host of that architecture; the direct route between unlike hosts carries every type too" {
+	hx_start
+	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" arch=LINUXS390 arch=LINUX arch=LINUX64
+	show
+	[ "$status" -eq 0 ]
+	output_is "arch=LINUXS390: big-endian long=8 elf=s390 there=ok back=ok
+arch=LINUX: little-endian long=4 elf=i386 there=ok back=ok
+arch=LINUX64: little-endian long=8 elf=x86-64 there=ok back=ok"
+	# every task appends what each transport carried to one report (its
+	# directory is seen by every host), exported to the spawned copies
+	local report=$BATS_TEST_TMPDIR/carried
+	run on_host 1 env PVM_TRAN_REPORT="$report" PVM_EXPORT=PVM_TRAN_REPORT \
+		timeout -k 5 120 "$B/test/progs/pt_arch" -d h2 h3
+	show
+	[ "$status" -eq 0 ]
+	output_is "h2: big-endian long=8 elf=s390 there=ok back=ok
+h3: little-endian long=4 elf=i386 there=ok back=ok"
+	sed "s/^/# carried: /" "$report" >&3
+	# 1 message to each copy, 2 from each: all but the first went direct
+	[ "$(sh "$S/test/tran-carried.sh" "$report" direct)" -ge 4 ]
+}
+
+@test "an s390x host cut off the network is noticed and leaves the machine" {
+	export PVM_HOST_TIMEOUT=1500
+	hx_start
+	host_cut 2
+	wait_until 30 hx_hosts 2
+	run on_host 1 timeout -k 2 10 "$CONSOLE" <<<conf
+	show
+	[[ "$output" != *LINUXS390* ]]
+	printf '%s\n' "$output" | grep -Eq '^ +h3 +c0000 +LINUX +1000 +0x00408841$'
+}
