@@ -50,4 +50,34 @@ static inline int dsig_long_size(int32_t dsig)
 	return 1 << ((dsig >> 10) & 7);
 }
 
+/*
+ * The data format of a Raw, InPlace or psend body: what a receiver of
+ * another format needs to convert it as it unpacks (receiver makes
+ * right, docs/hetero.md).  A message header carries it in two bits of
+ * its enc (wire.h); 0 is x86_64's, so that such headers are unchanged
+ * there.  Every host we build for has IEEE floats and 2-byte shorts,
+ * 4-byte ints; byte order and the size of long are what differ.
+ */
+#define DSIG_FMT_BIG   1 /* big-endian */
+#define DSIG_FMT_LONG4 2 /* long (and unsigned long) of 4 bytes */
+#define DSIG_FMT_NATIVE                                                    \
+	((__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? DSIG_FMT_BIG : 0) |     \
+	 (sizeof(long) == 4 ? DSIG_FMT_LONG4 : 0))
+
+/* The signature of a data format. */
+static inline int32_t dsig_of_fmt(int fmt)
+{
+	return DSIG_MAKE(fmt & DSIG_FMT_BIG, 2, 4,
+			 (fmt & DSIG_FMT_LONG4) ? 4 : 8);
+}
+
+/* The data format of a signature, or -1 for one we do not convert. */
+static inline int dsig_fmt(int32_t dsig)
+{
+	for (int f = 0; f < 4; f++)
+		if (dsig_of_fmt(f) == dsig)
+			return f;
+	return -1;
+}
+
 #endif /* PROTO_DSIG_H */

@@ -63,10 +63,17 @@ static inline int32_t wire_host_tid(int hostno)
 	return (int32_t)((unsigned)hostno << WIRE_TID_HOST_SHIFT);
 }
 
+/* enc of a message frame: the PvmData* encoding in bits 0-7; for a Raw
+ * or InPlace body the sender's data format (DSIG_FMT_*, proto/dsig.h)
+ * in bits 8-9, so that a receiver of another format converts it. */
+#define WIRE_ENC_MASK	   0x00ff
+#define WIRE_ENC_FMT_SHIFT 8
+#define WIRE_ENC_FMT_MASK  0x0300
+
 struct wire_hdr {
 	uint32_t len;	/* payload bytes in this frame */
 	uint16_t flags; /* WIRE_F_* */
-	uint16_t enc;	/* encoding of the message body (PvmData*) */
+	uint16_t enc;	/* encoding of the body (PvmData*), WIRE_ENC_* */
 	int32_t dst;	/* destination tid */
 	int32_t src;	/* source tid */
 	int32_t tag;	/* message tag, or WIRE_TM_* code for control */

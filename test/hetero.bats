@@ -98,6 +98,7 @@ setup() {
 
 teardown() {
 	[ -n "${HOSTS_SKIP:-}" ] && return 0
+	host_uncut 2 2>/dev/null || true
 	if [ -z "${BATS_TEST_COMPLETED:-}" ]; then
 		local k
 		for k in 1 2 3; do
@@ -201,6 +202,28 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	sed "s/^/# carried: /" "$report" >&3
 	# 1 message to each copy, 2 from each: all but the first went direct
 	[ "$(sh "$S/test/tran-carried.sh" "$report" direct)" -ge 4 ]
+}
+
+@test "Raw, InPlace and psend between unlike hosts: the receiver converts byte order and long, and a long past 32 bits gives PvmOverflow on i686" {
+	hx_start
+	local e
+	for e in raw inplace psend; do
+		run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" -e "$e" h2 h3
+		show
+		[ "$status" -eq 0 ]
+		output_is "h2: big-endian long=8 elf=s390 there=ok back=ok
+h3: little-endian long=4 elf=i386 there=ok back=ok"
+	done
+	# on the direct route, and between the two unlike slaves
+	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" -d -e raw h2 h3
+	show
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c 'there=ok back=ok$')" -eq 2 ]
+	run on_host 2 env QEMU_LD_PREFIX="$HX_S390X_ROOT" timeout -k 5 180 \
+		"$HX_S390X/test/progs/pt_arch" -e raw h3
+	show
+	[ "$status" -eq 0 ]
+	output_is "h3: little-endian long=4 elf=i386 there=ok back=ok"
 }
 
 @test "an s390x host cut off the network is noticed and leaves the machine" {

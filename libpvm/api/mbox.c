@@ -9,6 +9,7 @@
  * library keeps taking in other traffic.
  */
 #include "api.h"
+#include "pack/pack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static int put(const char *fn, const char *name, int bufid, int index,
 
 	struct wire_wr w;
 	wr_entry_key(&w, name, index, flags);
-	wire_wr_i32(&w, b->enc);
+	wire_wr_i32(&w, lp_buf_wire_enc(b)); /* with the data format */
 	wire_wr_bytes(&w, body, len);
 	free(body);
 	int st = lp_api_status(WIRE_TM_MBOX_PUT, &w);
@@ -98,7 +99,8 @@ static int get(const char *fn, const char *name, int index, int flags,
 	struct lp_buf *b = NULL;
 	if (rd.err || rd.left)
 		st = PvmBadMsg;
-	else if (!(b = lp_buf_new(enc)) || lp_buf_reserve(b, len) < 0)
+	else if (!(b = lp_buf_new(enc & WIRE_ENC_MASK)) ||
+		 lp_buf_reserve(b, len) < 0)
 		st = PvmNoMem;
 	if (st < 0) {
 		if (b)
@@ -111,6 +113,7 @@ static int get(const char *fn, const char *name, int index, int flags,
 	free(mem);
 	b->len = len;
 	b->rpos = 0;
+	lp_buf_set_wire_enc(b, (uint16_t)enc); /* the putter's data format */
 	b->received = 1;
 	b->src = src;
 	b->dst = lp.mytid;
@@ -268,8 +271,10 @@ int pvm_lookup(char *name, int req, int *datap)
 			*datap = (int)((uint32_t)p[0] << 24 |
 				       (uint32_t)p[1] << 16 |
 				       (uint32_t)p[2] << 8 | p[3]);
-		else
+		else if (b->fmt == DSIG_FMT_NATIVE)
 			memcpy(datap, p, sizeof *datap);
+		else /* put by a host of another data format */
+			lp_convert(LP_INT, b->fmt, p, datap, 1, 1);
 	}
 	lp_buf_free(b);
 	return st;

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "lpvm.h"
 #include "msg.h"
+#include "pack/pack.h"
 #include "tran/poll.h"
 #include "tran/tran.h"
 
@@ -296,7 +297,7 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 			}
 			memcpy(nb->data, buf, (size_t)got.len);
 			nb->len = (size_t)got.len;
-			nb->enc = got.enc;
+			lp_buf_set_wire_enc(nb, (uint16_t)got.enc);
 			nb->received = 1;
 			nb->src = got.src;
 			nb->dst = lp.mytid;
@@ -315,6 +316,36 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 			*alen = got.len > 0x7fffffff ? 0x7fffffff
 						     : (int)got.len;
 		return 1;
+	}
+}
+
+/* The packing type of a psend/precv datatype (all are known: checked by
+ * lp_dtype_size). */
+static enum lp_type dtype_type(int datatype)
+{
+	switch (datatype) {
+	case PVM_SHORT:
+		return LP_SHORT;
+	case PVM_USHORT:
+		return LP_USHORT;
+	case PVM_INT:
+		return LP_INT;
+	case PVM_UINT:
+		return LP_UINT;
+	case PVM_LONG:
+		return LP_LONG;
+	case PVM_ULONG:
+		return LP_ULONG;
+	case PVM_FLOAT:
+		return LP_FLOAT;
+	case PVM_DOUBLE:
+		return LP_DOUBLE;
+	case PVM_CPLX:
+		return LP_CPLX;
+	case PVM_DCPLX:
+		return LP_DCPLX;
+	default:
+		return LP_BYTE;
 	}
 }
 
@@ -353,6 +384,19 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 	lp_rxq_unlink(b);
 	size_t room = (size_t)len * sz;
 	size_t n = b->len < room ? b->len : room;
+	if (b->enc != PvmDataDefault && b->fmt != DSIG_FMT_NATIVE) {
+		/* from a host of another data format: converted by type */
+		enum lp_type t = dtype_type(datatype);
+		size_t fs = lp_fmt_size(t, b->fmt), k = b->len / fs;
+		if (k > (size_t)len)
+			k = (size_t)len;
+		r = lp_convert(t, b->fmt, b->data, buf, (int)k, 1);
+		if (r < 0) {
+			lp_buf_free(b);
+			return lp_err("pvm_precv", r);
+		}
+		n = 0;
+	}
 	if (n)
 		memcpy(buf, b->data, n);
 	if (atid)

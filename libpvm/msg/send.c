@@ -39,7 +39,7 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 			memcpy(b->data + b->len, seg[i].p, seg[i].len);
 		b->len += seg[i].len;
 	}
-	b->enc = h->enc;
+	lp_buf_set_wire_enc(b, h->enc);
 	b->received = 1;
 	b->src = h->src;
 	b->dst = h->dst;
@@ -64,8 +64,9 @@ static int bad_dest(int tid, int tag)
 }
 
 /* Sends one message to one task, or to a pvmd (tid < 0: bad_dest let
- * only a pvmd's address through), with the send buffer's wait id. */
-static int send_body(int tid, int tag, int enc, int wid,
+ * only a pvmd's address through), with the send buffer's wait id; enc
+ * is the header's (WIRE_ENC_*: with the body's data format). */
+static int send_body(int tid, int tag, uint16_t enc, int wid,
 		     const struct lp_seg *seg, int nseg, uint64_t total,
 		     struct lp_buf *body)
 {
@@ -74,7 +75,7 @@ static int send_body(int tid, int tag, int enc, int wid,
 		      .src = lp.mytid,
 		      .tag = tag,
 		      .ctx = lp.ctx,
-		      .enc = (uint16_t)enc,
+		      .enc = enc,
 		      .wid = (uint32_t)wid},
 		.seg = seg,
 		.nseg = nseg,
@@ -138,7 +139,8 @@ int pvm_send(int tid, int msgtag)
 		return lp_err("pvm_send", PvmBadParam);
 	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total, &lend)) < 0)
 		return lp_err("pvm_send", r);
-	r = send_body(tid, msgtag, b->enc, b->wid, seg, nseg, total, lend);
+	r = send_body(tid, msgtag, lp_buf_wire_enc(b), b->wid, seg, nseg,
+		      total, lend);
 	if (r < 0)
 		return lp_err("pvm_send", r);
 	lp_mhf_run_all(); /* what arrived meanwhile goes to its handlers */
@@ -165,8 +167,8 @@ int pvm_mcast(int *tids, int ntask, int msgtag)
 	for (int i = 0; i < ntask; i++) {
 		if (tids[i] == lp.mytid) /* never to the caller (man page) */
 			continue;
-		r = send_body(tids[i], msgtag, b->enc, b->wid, seg, nseg, total,
-			      lend);
+		r = send_body(tids[i], msgtag, lp_buf_wire_enc(b), b->wid, seg,
+			      nseg, total, lend);
 		if (r < 0)
 			return lp_err("pvm_mcast", r);
 	}
@@ -212,9 +214,12 @@ int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
 		return lp_err("pvm_psend", r);
 	if (tid <= 0 || msgtag < 0 || len < 0 || sz == 0 || (len > 0 && !buf))
 		return lp_err("pvm_psend", PvmBadParam);
-	/* the array's bytes as they are, like a Raw message (no copy) */
+	/* the array's bytes as they are, like a Raw message (no copy); a
+	 * receiver of another data format converts them by its type */
 	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
-	r = send_body(tid, msgtag, PvmDataRaw, 0, &seg, 1, seg.len, NULL);
+	r = send_body(tid, msgtag,
+		      PvmDataRaw | DSIG_FMT_NATIVE << WIRE_ENC_FMT_SHIFT, 0, &seg,
+		      1, seg.len, NULL);
 	if (r < 0)
 		return lp_err("pvm_psend", r);
 	lp_mhf_run_all();

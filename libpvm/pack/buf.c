@@ -11,6 +11,7 @@
 #include "pack/buf.h"
 
 #include "error.h"
+#include "proto/wire.h"
 #include "pvm3.h"
 
 #include <stdlib.h>
@@ -106,6 +107,7 @@ struct lp_buf *lp_buf_new(int enc)
 	}
 	b->id = id;
 	b->enc = enc;
+	b->fmt = DSIG_FMT_NATIVE;
 	b->src = lp_selftid;
 	tab[id] = b;
 	return b;
@@ -337,7 +339,21 @@ int lp_buf_encsig(const struct lp_buf *b)
 		return LP_SIG_XDR;
 	if (b->enc == PvmDataInPlace && !b->received)
 		return LP_SIG_INPLACE;
-	return LP_DSIG;
+	return dsig_of_fmt(b->fmt);
+}
+
+uint16_t lp_buf_wire_enc(const struct lp_buf *b)
+{
+	int fmt = b->enc == PvmDataDefault ? 0 : b->fmt;
+	return (uint16_t)(b->enc | fmt << WIRE_ENC_FMT_SHIFT);
+}
+
+void lp_buf_set_wire_enc(struct lp_buf *b, uint16_t enc)
+{
+	b->enc = enc & WIRE_ENC_MASK;
+	b->fmt = (enc & WIRE_ENC_FMT_MASK) >> WIRE_ENC_FMT_SHIFT;
+	if (b->enc == PvmDataDefault)
+		b->fmt = DSIG_FMT_NATIVE; /* XDR is the same everywhere */
 }
 
 /* ---- API ---- */

@@ -24,6 +24,8 @@ struct lp_seg {
 struct lp_buf {
 	int id;	 /* buffer id (> 0) */
 	int enc; /* PvmDataDefault, PvmDataRaw or PvmDataInPlace */
+	int fmt; /* data format of a Raw or InPlace body (DSIG_FMT_*): this
+		  * host's when packed here, the sender's when received */
 
 	uint8_t *data; /* body bytes */
 	size_t len, cap;
@@ -94,9 +96,13 @@ struct lp_buf *lp_buf_user(int bufid);
  * out, which holds lp_buf_bodylen(b) bytes. */
 void lp_buf_copybody(const struct lp_buf *b, void *out);
 /* The enc value pvm_getminfo and pvm_pkmesg show: 0x10000000 for XDR,
- * 0x20000000 for an InPlace send buffer, else this host's data
- * signature LP_DSIG (a received Raw or InPlace message). */
+ * 0x20000000 for an InPlace send buffer, else the data signature of the
+ * body's format (a Raw buffer, a received InPlace message). */
 int lp_buf_encsig(const struct lp_buf *b);
+/* The enc of a message header for b's body (WIRE_ENC_*, with the data
+ * format), and the other way: b's enc and fmt from a header's. */
+uint16_t lp_buf_wire_enc(const struct lp_buf *b);
+void lp_buf_set_wire_enc(struct lp_buf *b, uint16_t enc);
 #define LP_SIG_XDR     0x10000000
 #define LP_SIG_INPLACE 0x20000000
 #define LP_DSIG	       DSIG_NATIVE /* this build's (proto/dsig.h) */

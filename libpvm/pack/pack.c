@@ -143,6 +143,17 @@ int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem, int stride)
 		b->rpos += sz;
 		return 0;
 	}
+	if (b->fmt != DSIG_FMT_NATIVE) {
+		/* from a host of another data format */
+		size_t fs = lp_fmt_size(t, b->fmt);
+		if (n > rem / fs)
+			return PvmNoData;
+		int cc = lp_convert(t, b->fmt, b->data + b->rpos, p, nitem,
+				    stride);
+		if (cc == 0)
+			b->rpos += n * fs;
+		return cc;
+	}
 	if (n > rem / is)
 		return PvmNoData;
 	in = b->data + b->rpos;

@@ -7,7 +7,9 @@
  *   PvmDataDefault  XDR (RFC 4506): big-endian 4-byte units; short,
  *                   ushort, long, ulong travel as 4-byte ints; a byte
  *                   array is opaque data padded with zeros to 4 bytes.
- *   PvmDataRaw      native bytes, no padding.
+ *   PvmDataRaw      native bytes, no padding; a received body of
+ *                   another host's data format is converted as it is
+ *                   unpacked (convert.c).
  *   PvmDataInPlace  a segment {pointer, length} of user memory (stride 1
  *                   only); with LP_COPY a private copy is kept instead.
  * Strings travel as an int (strlen + 1) and then the bytes with the NUL,
@@ -63,5 +65,13 @@ void lp_xdr_enc(enum lp_type t, uint8_t *out, const void *p, int nitem,
 		int stride);
 void lp_xdr_dec(enum lp_type t, const uint8_t *in, void *p, int nitem,
 		int stride);
+
+/* Receiver makes right (convert.c): the size of one item of type t in
+ * data format fmt (DSIG_FMT_*), and nitem such items read from in into
+ * this host's types at p (every stride-th).  0, or PvmOverflow (nothing
+ * stored) when a long does not fit this host's. */
+size_t lp_fmt_size(enum lp_type t, int fmt);
+int lp_convert(enum lp_type t, int fmt, const uint8_t *in, void *p, int nitem,
+	       int stride);
 
 #endif /* LPVM_PACK_H */

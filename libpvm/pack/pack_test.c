@@ -8,6 +8,7 @@
  * gathers its segments as pvm_send does.
  */
 #include <limits.h>
+#include <math.h>
 #include <rpc/xdr.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -632,6 +633,141 @@ static void test_pkmesg(void)
 	pvm_freebuf(inner);
 }
 
+/* ---- receiver makes right: Raw bodies of another data format ---- */
+
+/* Appends v's n low bytes to p at *k, big- or little-endian. */
+static void put_n(unsigned char *p, size_t *k, uint64_t v, int n, int big)
+{
+	for (int i = 0; i < n; i++)
+		p[*k + i] = (unsigned char)(v >> 8 * (big ? n - 1 - i : i));
+	*k += (size_t)n;
+}
+
+static uint64_t bits_f(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static uint64_t bits_d(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* A Raw message as a host of data format fmt packs it, wrapped by
+ * pvm_pkmesg's layout with that host's signature, then pvm_upkmesg'd
+ * here: its buffer id.  The body: short -2, ushort 0xfedc, int -123456,
+ * uint 0xdeadbeef, long -5 and 0x7fffffff, ulong 0xfffffffe, float 1.5,
+ * double -2.25, cplx (1.5, -0.5), dcplx (0.25, NaN), string "abc", then
+ * the longs `l1` and `u1` (each of the format's size). */
+static int foreign_msg(int fmt, int64_t l1, uint64_t u1)
+{
+	int big = fmt & DSIG_FMT_BIG, ls = (fmt & DSIG_FMT_LONG4) ? 4 : 8;
+	unsigned char body[256];
+	size_t k = 0;
+	put_n(body, &k, (uint16_t)-2, 2, big);
+	put_n(body, &k, 0xfedc, 2, big);
+	put_n(body, &k, (uint32_t)-123456, 4, big);
+	put_n(body, &k, 0xdeadbeef, 4, big);
+	put_n(body, &k, (uint64_t)-5, ls, big);
+	put_n(body, &k, 0x7fffffff, ls, big);
+	put_n(body, &k, 0xfffffffe, ls, big);
+	put_n(body, &k, bits_f(1.5f), 4, big);
+	put_n(body, &k, bits_d(-2.25), 8, big);
+	put_n(body, &k, bits_f(1.5f), 4, big);
+	put_n(body, &k, bits_f(-0.5f), 4, big);
+	put_n(body, &k, bits_d(0.25), 8, big);
+	put_n(body, &k, bits_d(NAN), 8, big);
+	put_n(body, &k, 4, 4, big);
+	memcpy(body + k, "abc", 4);
+	k += 4;
+	put_n(body, &k, (uint64_t)l1, ls, big);
+	put_n(body, &k, u1, ls, big);
+	int h[9] = {(int)k, 0,	     7,	      0,     dsig_of_fmt(fmt),
+		    0,	    0x80001, 0x40001, (int)k};
+	int outer = pvm_initsend(PvmDataDefault);
+	pvm_pkint(h, 9, 1);
+	pvm_pkbyte((char *)body, (int)k, 1);
+	pvm_setrbuf(outer);
+	return pvm_upkmesg();
+}
+
+static void test_foreign(void)
+{
+	static const struct {
+		int fmt;
+		const char *name;
+	} hosts[] = {{DSIG_FMT_BIG, "s390x (big-endian, LP64)"},
+		     {DSIG_FMT_LONG4, "i386 (little-endian, ILP32)"},
+		     {DSIG_FMT_BIG | DSIG_FMT_LONG4, "big-endian ILP32"},
+		     {0, "x86_64 (little-endian, LP64)"}};
+	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+		int fmt = hosts[i].fmt;
+		int rb = foreign_msg(fmt, -7, 9);
+		struct pvmminfo mi;
+		ok(rb > 0 && pvm_getminfo(rb, &mi) == 0 &&
+			   mi.enc == dsig_of_fmt(fmt),
+		   "%s: upkmesg takes its signature 0x%08x, getminfo shows it",
+		   hosts[i].name, (unsigned)dsig_of_fmt(fmt));
+		pvm_setrbuf(rb);
+		short sh = 0;
+		unsigned short us = 0;
+		int in = 0;
+		unsigned ui = 0;
+		long l[2] = {0, 0};
+		unsigned long ul = 0;
+		float f = 0, c[2] = {0, 0};
+		double d = 0, z[2] = {0, 0};
+		char str[8] = "";
+		int cc = pvm_upkshort(&sh, 1, 1) | pvm_upkushort(&us, 1, 1) |
+			 pvm_upkint(&in, 1, 1) | pvm_upkuint(&ui, 1, 1) |
+			 pvm_upklong(l, 2, 1) | pvm_upkulong(&ul, 1, 1) |
+			 pvm_upkfloat(&f, 1, 1) | pvm_upkdouble(&d, 1, 1) |
+			 pvm_upkcplx(c, 1, 1) | pvm_upkdcplx(z, 1, 1) |
+			 pvm_upkstr(str);
+		ok(cc == 0 && sh == -2 && us == 0xfedc && in == -123456 &&
+			   ui == 0xdeadbeef && l[0] == -5 &&
+			   l[1] == 0x7fffffff && ul == 0xfffffffe &&
+			   f == 1.5f && d == -2.25 && c[0] == 1.5f &&
+			   c[1] == -0.5f && z[0] == 0.25 && isnan(z[1]) &&
+			   !strcmp(str, "abc"),
+		   "%s: every type converted as it is unpacked", hosts[i].name);
+		long l2[2];
+		ok(pvm_upklong(l2, 1, 1) == 0 && l2[0] == -7 &&
+			   pvm_upkulong(&ul, 1, 1) == 0 && ul == 9 &&
+			   pvm_upkint(&in, 1, 1) == PvmNoData,
+		   "%s: a negative long keeps its sign; then the end",
+		   hosts[i].name);
+		pvm_freebuf(rb);
+	}
+	/* a long past 32 bits from an LP64 host */
+	int rb = foreign_msg(DSIG_FMT_BIG, (int64_t)1 << 40, 1);
+	pvm_setrbuf(rb);
+	char skip[64];
+	pvm_upkbyte(skip, 2 + 2 + 4 + 4 + 3 * 8 + 4 + 8 + 8 + 16 + 8, 1);
+	long l = 99;
+#if LONG_MAX > INT32_MAX
+	ok(pvm_upklong(&l, 1, 1) == 0 && l == (long)1 << 40,
+	   "s390x's long 2^40 here (LP64): kept");
+#else
+	ok(pvm_upklong(&l, 1, 1) == PvmOverflow && l == 99 &&
+		   pvm_upkulong((unsigned long *)&l, 1, 1) == PvmOverflow,
+	   "s390x's long 2^40 here (ILP32): PvmOverflow, nothing stored");
+#endif
+	pvm_freebuf(rb);
+	/* a signature we cannot convert (a VAX-like float format) */
+	int h[9] = {4, 0, 7, 0, 0x12345678, 0, 0x80001, 0x40001, 4};
+	int outer = pvm_initsend(PvmDataDefault);
+	pvm_pkint(h, 9, 1);
+	pvm_pkbyte("abcd", 4, 1);
+	pvm_setrbuf(outer);
+	ok(pvm_upkmesg() == PvmBadMsg,
+	   "upkmesg of a signature it cannot convert: PvmBadMsg");
+}
+
 static void test_packf(void)
 {
 	int ia[6] = {1, 2, 3, 4, 5, 6};
@@ -781,6 +917,7 @@ int main(void)
 	test_pkmesg();
 	test_upkmesg_claims();
 	test_packf();
+	test_foreign();
 	test_speed();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;

@@ -89,18 +89,21 @@ int pvm_pkmesgbody(int bufid)
 	return lp_err("pvm_pkmesgbody", pack_body(out, in, n));
 }
 
-/* Encoding of a packed message from its enc field. */
-static int enc_of(int sig)
+/* Encoding of a packed message from its enc field, and the data format
+ * of a Raw one (a host's data signature: ours, or another host's that
+ * unpacking converts from). */
+static int enc_of(int sig, int *fmt)
 {
+	*fmt = DSIG_FMT_NATIVE;
 	switch (sig) {
 	case LP_SIG_XDR:
 		return PvmDataDefault;
 	case LP_SIG_INPLACE:
 		return PvmDataInPlace;
-	case LP_DSIG:
-		return PvmDataRaw;
 	default:
-		return -1; /* another host's native format: cannot decode */
+		*fmt = dsig_fmt(sig);
+		return *fmt < 0 ? -1 : PvmDataRaw; /* -1: a format we
+						     * cannot convert */
 	}
 }
 
@@ -114,7 +117,7 @@ int pvm_upkmesg(void)
 	int h[H_N];
 	if ((cc = lp_unpack(rb, LP_INT, h, H_N, 1)) < 0)
 		return lp_err("pvm_upkmesg", cc);
-	int enc = enc_of(h[H_ENC]);
+	int fmt, enc = enc_of(h[H_ENC], &fmt);
 	if (h[H_LEN] < 0 || enc < 0) {
 		rb->rpos = pos;
 		return lp_err("pvm_upkmesg", PvmBadMsg);
@@ -149,6 +152,7 @@ int pvm_upkmesg(void)
 		return lp_err("pvm_upkmesg", cc);
 	}
 	nb->received = 1; /* unpackable, its body in data */
+	nb->fmt = fmt;
 	nb->ctx = h[H_CTX];
 	nb->tag = h[H_TAG];
 	nb->wid = h[H_WID];

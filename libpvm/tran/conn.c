@@ -149,9 +149,11 @@ static int frame_begin(struct lp_conn *c)
 	if (h->flags & WIRE_F_FIRST) {
 		if (a)
 			return -1; /* two messages of one source interleaved */
-		if (!(h->flags & WIRE_F_CTRL) && h->enc != PvmDataDefault &&
-		    h->enc != PvmDataRaw && h->enc != PvmDataInPlace &&
-		    h->enc != PvmDataTrace)
+		int enc = h->enc & WIRE_ENC_MASK;
+		if (!(h->flags & WIRE_F_CTRL) &&
+		    ((enc != PvmDataDefault && enc != PvmDataRaw &&
+		      enc != PvmDataInPlace && enc != PvmDataTrace) ||
+		     (h->enc & ~(WIRE_ENC_MASK | WIRE_ENC_FMT_MASK))))
 			return -1;
 		a = calloc(1, sizeof *a);
 		if (!a)
@@ -175,7 +177,7 @@ static int frame_begin(struct lp_conn *c)
 				return -1;
 			}
 			lp_mem_hint(a->buf->data, (size_t)h->total);
-			a->buf->enc = h->enc;
+			lp_buf_set_wire_enc(a->buf, h->enc);
 			a->buf->inqueue = 1; /* not the program's yet */
 		}
 		a->next = c->asms;

@@ -2,26 +2,34 @@
  * pt_arch.c - what a task runs on, and PvmDataDefault between unlike
  * hosts (hetero.bats, docs/hetero.md).
  *
- *   pt_arch [-d] WHERE...      WHERE: a host name, or arch=ARCH
+ *   pt_arch [-d] [-e default|raw|inplace|psend] WHERE...
+ *                              WHERE: a host name, or arch=ARCH
  *
  * Spawns a copy of itself on each host named (PvmTaskHost), or on a host
  * of architecture ARCH (PvmTaskArch): its own binary there, from that
  * host's spawn path.  -d: the messages take the direct route
- * (PvmRouteDirect, in both tasks).  Each copy reports what it runs on, measured
- * by itself (byte order, sizeof(long), and the ELF machine of its own program,
- * /proc/self/exe, which qemu-user answers with the program it runs, not
- * itself), then receives a message of every type with edge values packed in
- * PvmDataDefault, checks every bit, and sends back what it unpacked, packed
- * again; the first task checks that too.  Prints one line per host: HOST: ORDER
- * long=N elf=MACHINE there=ok back=ok
+ * (PvmRouteDirect, in both tasks).  -e: how the data travels, both ways
+ * (default PvmDataDefault): packed in PvmDataRaw or PvmDataInPlace (each
+ * side packs its own format; the receiver converts), or one array per
+ * pvm_psend, received with pvm_precv by its type.  Raw and InPlace from
+ * a 64-bit first task also carry a long of 2^40: a copy with a 32-bit
+ * long must get PvmOverflow for it, one with a 64-bit long the value.  Each
+ * copy reports what it runs on, measured by itself (byte order, sizeof(long),
+ * and the ELF machine of its own program, /proc/self/exe, which qemu-user
+ * answers with the program it runs, not itself), then receives a message of
+ * every type with edge values packed in PvmDataDefault, checks every bit, and
+ * sends back what it unpacked, packed again; the first task checks that too.
+ * Prints one line per host: HOST: ORDER long=N elf=MACHINE there=ok back=ok
  * ("there": the copy's check; "back": the first task's) and exits 0 only
- * if every check passed.  Spawned, its first argument is -copy (then -d).
+ * if every check passed.  Spawned, its arguments are -copy, the
+ * encoding, 0 or 1 (a long of 2^40 follows), and -d or nothing.
  */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pvm3.h>
@@ -30,6 +38,7 @@
 #define TAG_REPORT 1
 #define TAG_DATA   2
 #define TAG_BACK   3
+#define TAG_STATUS 4
 #define WAIT_S	   60
 
 struct data {
@@ -78,6 +87,10 @@ static void fill(struct data *d)
 	strcpy(d->str, "heterogeneous: every type, every bit");
 }
 
+static int enc = PvmDataDefault, use_psend;
+static const long big_long = (long)((1ULL << 40) & (unsigned long)-1);
+
+/* InPlace packs no strings (man 3 pvm_pack): the text goes as bytes. */
 static int pack(const struct data *d)
 {
 	return pvm_pkbyte((char *)d->bytes, 256, 1) ||
@@ -91,7 +104,8 @@ static int pack(const struct data *d)
 	       pvm_pkdouble((double *)d->doubles, N, 1) ||
 	       pvm_pkcplx((float *)d->cplx, N, 1) ||
 	       pvm_pkdcplx((double *)d->dcplx, N, 1) ||
-	       pvm_pkstr((char *)d->str);
+	       (enc == PvmDataInPlace ? pvm_pkbyte((char *)d->str, 64, 1)
+				      : pvm_pkstr((char *)d->str));
 }
 
 static int unpack(struct data *d)
@@ -102,7 +116,74 @@ static int unpack(struct data *d)
 	       pvm_upkuint(d->uints, N, 1) || pvm_upklong(d->longs, N, 1) ||
 	       pvm_upkulong(d->ulongs, N, 1) || pvm_upkfloat(d->floats, N, 1) ||
 	       pvm_upkdouble(d->doubles, N, 1) || pvm_upkcplx(d->cplx, N, 1) ||
-	       pvm_upkdcplx(d->dcplx, N, 1) || pvm_upkstr(d->str);
+	       pvm_upkdcplx(d->dcplx, N, 1) ||
+	       (enc == PvmDataInPlace ? pvm_upkbyte(d->str, 64, 1)
+				      : pvm_upkstr(d->str));
+}
+
+/* The arrays that travel by pvm_psend, one message each. */
+#define PSENDS(X)                                                              \
+	X(bytes, 256, PVM_BYTE)                                                \
+	X(shorts, N, PVM_SHORT)                                                \
+	X(ushorts, N, PVM_USHORT)                                              \
+	X(ints, N, PVM_INT)                                                    \
+	X(uints, N, PVM_UINT)                                                  \
+	X(longs, N, PVM_LONG)                                                  \
+	X(ulongs, N, PVM_ULONG)                                                \
+	X(floats, N, PVM_FLOAT)                                                \
+	X(doubles, N, PVM_DOUBLE)                                              \
+	X(cplx, N, PVM_CPLX)                                                   \
+	X(dcplx, N, PVM_DCPLX)
+
+static int recv_from(int tid, int tag)
+{
+	struct timeval tmout = {WAIT_S, 0};
+	return pvm_trecv(tid, tag, &tmout);
+}
+
+/* Sends d to tid: one message in `enc`, or one pvm_psend per array.
+ * `big`: a long of 2^40 follows (Raw and InPlace). */
+static int send_data(int tid, int tag, const struct data *d, int big)
+{
+	if (use_psend) {
+#define PS(f, n, type)                                                         \
+	if (pvm_psend(tid, tag, (void *)d->f, n, type) < 0)                    \
+		return -1;
+		PSENDS(PS)
+#undef PS
+		return 0;
+	}
+	pvm_initsend(enc);
+	if (pack(d) || (big && pvm_pklong((long *)&big_long, 1, 1)))
+		return -1;
+	return pvm_send(tid, tag);
+}
+
+/* Receives what send_data sent into d (the fields psend does not carry
+ * hold the expected values).  0, or a word for what failed. */
+static const char *recv_data(int tid, int tag, struct data *d, int big)
+{
+	if (use_psend) {
+		fill(d);
+#define PR(f, n, type)                                                         \
+	memset(d->f, 0, sizeof d->f);                                          \
+	if (pvm_precv(tid, tag, d->f, n, type, NULL, NULL, NULL) < 0)          \
+		return "precv " #f;
+		PSENDS(PR)
+#undef PR
+		return NULL;
+	}
+	if (recv_from(tid, tag) <= 0)
+		return "no message";
+	if (unpack(d))
+		return "unpack";
+	if (!big)
+		return NULL;
+	long l = 0;
+	int cc = pvm_upklong(&l, 1, 1);
+	if (sizeof(long) == 8)
+		return cc == 0 && l == big_long ? NULL : "long 2^40";
+	return cc == PvmOverflow && l == 0 ? NULL : "long 2^40 not PvmOverflow";
 }
 
 /* What differs from the expected values, bit for bit (NaN and -0 too), or
@@ -130,12 +211,6 @@ static const char *differs(const struct data *got)
 	return NULL;
 }
 
-static int recv_from(int tid, int tag)
-{
-	struct timeval tmout = {WAIT_S, 0};
-	return pvm_trecv(tid, tag, &tmout);
-}
-
 /* The ELF machine of this program's file, by name. */
 static const char *elf_machine(void)
 {
@@ -159,7 +234,7 @@ static const char *elf_machine(void)
 	}
 }
 
-static int copy(int parent)
+static int copy(int parent, int big)
 {
 	const uint16_t one = 1;
 	pvm_initsend(PvmDataDefault);
@@ -170,39 +245,66 @@ static int copy(int parent)
 	pvm_send(parent, TAG_REPORT);
 
 	struct data d;
-	if (recv_from(parent, TAG_DATA) <= 0 || unpack(&d)) {
-		pvm_exit();
-		return 1;
-	}
-	const char *bad = differs(&d);
+	const char *bad = recv_data(parent, TAG_DATA, &d, big);
+	if (!bad)
+		bad = differs(&d);
 	pvm_initsend(PvmDataDefault);
 	pvm_pkstr(bad ? (char *)bad : "ok");
-	pack(&d);
-	pvm_send(parent, TAG_BACK);
+	pvm_send(parent, TAG_STATUS);
+	send_data(parent, TAG_BACK, &d, 0);
 	pvm_exit();
 	return bad != NULL;
+}
+
+/* The encoding named by -e (sets enc and use_psend); 0 or -1. */
+static int set_mode(const char *m)
+{
+	if (!strcmp(m, "default"))
+		enc = PvmDataDefault;
+	else if (!strcmp(m, "raw"))
+		enc = PvmDataRaw;
+	else if (!strcmp(m, "inplace"))
+		enc = PvmDataInPlace;
+	else if (!strcmp(m, "psend"))
+		use_psend = 1;
+	else
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	int direct = 0, a = 1;
-	if (argc > 1 && !strcmp(argv[1], "-copy")) {
-		if (argc > 2 && !strcmp(argv[2], "-d"))
+	const char *mode = "default";
+	if (argc > 3 && !strcmp(argv[1], "-copy")) {
+		if (set_mode(argv[2]) < 0)
+			return 2;
+		if (argc > 4 && !strcmp(argv[4], "-d"))
 			pvm_setopt(PvmRoute, PvmRouteDirect);
 		int parent = pvm_parent();
-		return parent > 0 ? copy(parent) : 1;
+		return parent > 0 ? copy(parent, atoi(argv[3])) : 1;
 	}
-	if (argc > 1 && !strcmp(argv[1], "-d"))
-		direct = a = 2;
-	if (argc <= a) {
-		fprintf(stderr, "usage: pt_arch [-d] HOST|arch=ARCH...\n");
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "-d"))
+			direct = 1;
+		else if (!strcmp(argv[a], "-e") && a + 1 < argc)
+			mode = argv[++a];
+		else
+			break;
+	}
+	if (argc <= a || set_mode(mode) < 0) {
+		fprintf(stderr,
+			"usage: pt_arch [-d] [-e default|raw|inplace|psend] HOST|arch=ARCH...\n");
 		return 2;
 	}
 	if (pvm_mytid() < 0)
 		return 1;
 	if (direct)
 		pvm_setopt(PvmRoute, PvmRouteDirect);
-	char *args[] = {"-copy", direct ? "-d" : NULL, NULL};
+	/* Raw and InPlace from a 64-bit long: a long past 32 bits too */
+	int big = enc != PvmDataDefault && !use_psend && sizeof(long) == 8;
+	char *args[] = {"-copy", (char *)mode, big ? "1" : "0",
+			direct ? "-d" : NULL, NULL};
 	int fails = 0;
 	struct data d;
 	fill(&d);
@@ -215,20 +317,20 @@ int main(int argc, char **argv)
 			fails++;
 			continue;
 		}
-		char order[32] = "?", machine[65] = "?", there[32] = "?";
+		char order[32] = "?", machine[65] = "?", there[64] = "?";
 		int lsize = 0;
 		if (recv_from(tid, TAG_REPORT) > 0) {
 			pvm_upkstr(order);
 			pvm_upkint(&lsize, 1, 1);
 			pvm_upkstr(machine);
 		}
-		pvm_initsend(PvmDataDefault);
-		pack(&d);
-		pvm_send(tid, TAG_DATA);
+		send_data(tid, TAG_DATA, &d, big);
+		if (recv_from(tid, TAG_STATUS) > 0)
+			pvm_upkstr(there);
 		struct data back;
-		const char *bad = "no answer";
-		if (recv_from(tid, TAG_BACK) > 0 && !pvm_upkstr(there))
-			bad = unpack(&back) ? "unpack" : differs(&back);
+		const char *bad = recv_data(tid, TAG_BACK, &back, 0);
+		if (!bad)
+			bad = differs(&back);
 		printf("%s: %s long=%d elf=%s there=%s back=%s\n", argv[h],
 		       order, lsize, machine, there, bad ? bad : "ok");
 		fails += bad != NULL || strcmp(there, "ok") != 0;

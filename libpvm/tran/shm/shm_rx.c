@@ -135,7 +135,7 @@ static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
 static void deliver(struct shmseg_slot *s, struct shm_in *in, struct lp_buf *b,
 		    const struct shmseg_rec *r)
 {
-	b->enc = r->enc;
+	lp_buf_set_wire_enc(b, (uint16_t)r->enc);
 	b->received = 1;
 	b->src = in->sender;
 	b->dst = lp.mytid;
@@ -281,6 +281,8 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 	}
 	uint64_t next = in->tail + shmseg_span(r.len); /* the next record */
 	if (r.kind == SHMSEG_WHOLE && lp_ptarget.active && lp_ptarget.copy &&
+	    (r.enc & WIRE_ENC_FMT_MASK) >> WIRE_ENC_FMT_SHIFT ==
+		    DSIG_FMT_NATIVE &&
 	    in->peer && lp_tran_direct_ok(in->sender, r.tag, r.ctx, r.seq)) {
 		/* straight into the waiting pvm_precv's buffer */
 		size_t n = r.len < lp_ptarget.room ? r.len : lp_ptarget.room;
