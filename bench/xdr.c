@@ -8,8 +8,8 @@
  *
  *   xdr [-t secs] [-n maxreps] [-z bytes] [-q]
  *
- * For each encoding (Default, Raw) and type (int, double) it packs `bytes`
- * (default 1 MiB) of the type into a fresh buffer (pvm_mkbuf +
+ * For each encoding (Default, Raw) and type (int, float, double) it packs
+ * `bytes` (default 1 MiB) of the type into a fresh buffer (pvm_mkbuf +
  * pvm_setsbuf), makes that buffer the receive buffer and unpacks it, as a
  * program that packs and receives one large message after another does.
  * Each pack and each unpack is timed on its own; buffer creation and
@@ -19,9 +19,15 @@
  *   enc type bytes reps pack_GB/s unpack_GB/s     (medians, GB = 10^9 B)
  *
  * and, for scale, the median speed of a memcpy of the same size between
- * the same two arrays ("memcpy - bytes reps GB/s GB/s").  -q leaves out the
- * header line.  The reference may try to enroll on the first buffer call:
- * run it with a virtual machine up.
+ * the same two arrays ("memcpy - bytes reps GB/s GB/s").  The cells
+ * "Swapped" time the unpacking of Raw data of the other byte order, as a
+ * message from a host of that order arrives (receiver makes right,
+ * docs/hetero.md): made with pvm_upkmesg from a pvm_pkmesg layout that
+ * carries such a host's signature (not timed), unpacking converts it
+ * (timed); pack speed 0.  A library that cannot convert (the reference
+ * refuses to unpack another host's Raw data) gets 0 reps and speeds.  -q
+ * leaves out the header line.  The reference may try to enroll on the first
+ * buffer call: run it with a virtual machine up.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -60,23 +66,32 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum { T_INT, T_DOUBLE };
+enum { T_INT, T_FLOAT, T_DOUBLE };
 
 static int pack(int type, void *p, int n)
 {
-	return type == T_INT ? pvm_pkint(p, n, 1) : pvm_pkdouble(p, n, 1);
+	return type == T_INT	 ? pvm_pkint(p, n, 1)
+	       : type == T_FLOAT ? pvm_pkfloat(p, n, 1)
+				 : pvm_pkdouble(p, n, 1);
 }
 
 static int unpack(int type, void *p, int n)
 {
-	return type == T_INT ? pvm_upkint(p, n, 1) : pvm_upkdouble(p, n, 1);
+	return type == T_INT	 ? pvm_upkint(p, n, 1)
+	       : type == T_FLOAT ? pvm_upkfloat(p, n, 1)
+				 : pvm_upkdouble(p, n, 1);
+}
+
+static size_t tsize(int type)
+{
+	return type == T_DOUBLE ? sizeof(double) : 4;
 }
 
 /* Times one cell; the medians go to *pk and *upk. */
 static int cell(int enc, int type, char *src, char *dst, size_t bytes,
 		double secs, int maxreps, double *pk, double *upk)
 {
-	size_t isz = type == T_INT ? sizeof(int) : sizeof(double);
+	size_t isz = tsize(type);
 	int n = (int)(bytes / isz);
 	double *tp = malloc((size_t)maxreps * sizeof *tp);
 	double *tu = malloc((size_t)maxreps * sizeof *tu);
@@ -121,6 +136,71 @@ static int cell(int enc, int type, char *src, char *dst, size_t bytes,
 	*pk = (double)n * isz / median(tp, reps) / 1e9;
 	*upk = (double)n * isz / median(tu, reps) / 1e9;
 	free(tp), free(tu);
+	return reps;
+}
+
+/* Times the unpacking of src's values as a host of the other byte order
+ * sends them in PvmDataRaw; the median goes to *upk.  Returns the reps,
+ * 0 when the library does not take such a message. */
+static int swapped_cell(int type, char *src, char *dst, size_t bytes,
+			double secs, int maxreps, double *upk)
+{
+	size_t isz = tsize(type);
+	int n = (int)(bytes / isz);
+	char *sw = malloc(bytes);
+	double *tu = malloc((size_t)maxreps * sizeof *tu);
+	if (!sw || !tu)
+		die("malloc", 0);
+	for (size_t i = 0; i < bytes; i += isz)
+		for (size_t k = 0; k < isz; k++)
+			sw[i + k] = src[i + isz - 1 - k];
+	/* the signature of a host of the other order: s390x's (big-endian,
+	 * LP64) here on a little-endian host, x86_64's on a big-endian one */
+	const unsigned short one = 1;
+	int sig = *(const char *)&one ? 0x0658ef59 : 0x00408c41;
+	int reps = 0;
+	double start = now();
+	*upk = 0;
+	for (int r = 0; r < WARMUP + maxreps; r++) {
+		if (r >= WARMUP + MINREPS && now() - start > secs)
+			break;
+		int outer = pvm_mkbuf(PvmDataDefault);
+		if (outer < 0)
+			die("pvm_mkbuf", outer);
+		pvm_setsbuf(outer);
+		int h[9] = {(int)bytes, 0, 1, 0, sig, 0, 0, 0, (int)bytes};
+		pvm_pkint(h, 9, 1);
+		pvm_pkbyte(sw, (int)bytes, 1);
+		pvm_setsbuf(0);
+		pvm_setrbuf(outer);
+		int b = pvm_upkmesg();
+		pvm_setrbuf(0);
+		pvm_freebuf(outer);
+		if (b < 0) {
+			reps = 0;
+			break;
+		}
+		pvm_setrbuf(b);
+		memset(dst, 0, bytes);
+		double t0 = now();
+		int cc = unpack(type, dst, n);
+		double t1 = now();
+		pvm_setrbuf(0);
+		pvm_freebuf(b);
+		if (cc < 0) { /* the reference: "not our data format" */
+			reps = 0;
+			break;
+		}
+		if (memcmp(src, dst, bytes) != 0) {
+			fprintf(stderr, "xdr: swapped data unpacked wrong\n");
+			exit(1);
+		}
+		if (r >= WARMUP)
+			tu[reps++] = t1 - t0;
+	}
+	if (reps)
+		*upk = (double)bytes / median(tu, reps) / 1e9;
+	free(sw), free(tu);
 	return reps;
 }
 
@@ -204,7 +284,7 @@ int main(int argc, char **argv)
 		int enc;
 		const char *name;
 	} encs[] = {{PvmDataDefault, "Default"}, {PvmDataRaw, "Raw"}};
-	static const char *const tname[] = {"int", "double"};
+	static const char *const tname[] = {"int", "float", "double"};
 	for (int e = 0; e < 2; e++)
 		for (int t = T_INT; t <= T_DOUBLE; t++) {
 			double pk, upk;
@@ -214,6 +294,14 @@ int main(int argc, char **argv)
 			       tname[t], bytes, reps, pk, upk);
 			fflush(stdout);
 		}
+	for (int t = T_INT; t <= T_DOUBLE; t++) {
+		double upk;
+		int reps =
+			swapped_cell(t, src, dst, bytes, secs, maxreps, &upk);
+		printf("Swapped %s %zu %d %.3f %.3f\n", tname[t], bytes, reps,
+		       0.0, upk);
+		fflush(stdout);
+	}
 	double m;
 	int reps = memcpy_cell(src, dst, bytes, secs, maxreps, &m);
 	printf("memcpy - %zu %d %.3f %.3f\n", bytes, reps, m, m);

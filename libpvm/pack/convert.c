@@ -7,7 +7,26 @@
  */
 #include <string.h>
 
+#include "pack/kernel.h"
 #include "pack/pack.h"
+
+/* Word k of an array with its bytes reversed (whatever this host's order:
+ * the sender's is the other one). */
+#define SWAP_STEP(BITS)                                                        \
+	static inline void swap##BITS(uint8_t *to, const uint8_t *from,        \
+				      size_t k)                                \
+	{                                                                      \
+		uint##BITS##_t v;                                              \
+		memcpy(&v, from + k * sizeof v, sizeof v);                     \
+		v = __builtin_bswap##BITS(v);                                  \
+		memcpy(to + k * sizeof v, &v, sizeof v);                       \
+	}
+SWAP_STEP(16)
+SWAP_STEP(32)
+SWAP_STEP(64)
+KERNEL(kswap16, swap16)
+KERNEL(kswap32, swap32)
+KERNEL(kswap64, swap64)
 
 size_t lp_fmt_size(enum lp_type t, int fmt)
 {
@@ -104,6 +123,16 @@ int lp_convert(enum lp_type t, int fmt, const uint8_t *in, void *p, int nitem,
 	/* every other type has the same size everywhere we build; a
 	 * complex number is two units */
 	size_t u = t == LP_CPLX ? 4 : t == LP_DCPLX ? 8 : is;
+	if (swap && u > 1 && stride == 1) {
+		size_t words = (size_t)nitem * is / u;
+		if (u == 2)
+			kswap16(out, in, words);
+		else if (u == 4)
+			kswap32(out, in, words);
+		else
+			kswap64(out, in, words);
+		return 0;
+	}
 	for (int i = 0; i < nitem; i++, out += step, in += is)
 		for (size_t k = 0; k < is; k += u)
 			unit(out + k, in + k, u, swap && u > 1);

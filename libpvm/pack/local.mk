@@ -2,7 +2,7 @@
 lpvm_pack_sources = libpvm/pack/buf.h libpvm/pack/buf.c \
 	libpvm/pack/pack.h libpvm/pack/pack.c \
 	libpvm/pack/xdr.c libpvm/pack/pkmesg.c libpvm/pack/packf.c \
-	libpvm/pack/convert.c
+	libpvm/pack/convert.c libpvm/pack/kernel.h
 
 # Unit test of buffers and packing: needs no pvmd; prints TAP.  It and
 # xdr_test check our XDR against libtirpc's: a cross build without the

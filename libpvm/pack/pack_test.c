@@ -743,6 +743,14 @@ static void test_foreign(void)
 		   hosts[i].name);
 		pvm_freebuf(rb);
 	}
+	/* with a stride: the item loop, not the contiguous kernel */
+	int rs = foreign_msg(DSIG_FMT_BIG, 1, 2);
+	pvm_setrbuf(rs);
+	short sv[4] = {0, 7, 0, 7};
+	ok(pvm_upkshort(sv, 2, 2) == 0 && sv[0] == -2 &&
+		   sv[2] == (short)0xfedc && sv[1] == 7 && sv[3] == 7,
+	   "s390x: shorts unpacked with stride 2 land every other item");
+	pvm_freebuf(rs);
 	/* a long past 32 bits from an LP64 host */
 	int rb = foreign_msg(DSIG_FMT_BIG, (int64_t)1 << 40, 1);
 	pvm_setrbuf(rb);

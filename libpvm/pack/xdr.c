@@ -115,16 +115,7 @@ static unsigned xitem(enum lp_type t)
 #define BSWAP64(v) __builtin_bswap64(v)
 #endif
 
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define LP_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef LP_CLONES
-#define LP_CLONES
-#endif
-
-#define BLK 32 /* items per block: a multiple of any vector length */
+#include "pack/kernel.h"
 
 static inline void put32(uint8_t *o, uint32_t v)
 {
@@ -172,19 +163,6 @@ static inline void swap_w64(uint8_t *to, const uint8_t *from, size_t k)
 	v = BSWAP64(v);
 	memcpy(to + 8 * k, &v, 8);
 }
-
-/* The contiguous kernel NAME applies STEP to words 0..n-1. */
-#define KERNEL(NAME, STEP)                                                     \
-	static LP_CLONES void NAME(uint8_t *restrict to,                       \
-				   const uint8_t *restrict from, size_t n)     \
-	{                                                                      \
-		size_t w = 0;                                                  \
-		for (; n - w >= BLK; w += BLK)                                 \
-			for (size_t k = 0; k < BLK; k++)                       \
-				STEP(to, from, w + k);                         \
-		for (; w < n; w++)                                             \
-			STEP(to, from, w);                                     \
-	}
 
 KERNEL(kenc_w32, enc_w32)
 KERNEL(kdec_w32, dec_w32)
