@@ -236,3 +236,24 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	[[ "$output" != *LINUXS390* ]]
 	printf '%s\n' "$output" | grep -Eq '^ +h3 +c0000 +LINUX +1000 +0x00408841$'
 }
+
+@test "groups across unlike hosts: reduce of every type and operation, scatter, gather, bcast, members on all three" {
+	hx_start
+	local m k
+	for m in reduce reduceu scatgath bcast; do
+		# longs within 32 bits: the i686 members have such longs
+		run on_host 1 env PT_GROUP_LONG32=1 PVM_EXPORT=PT_GROUP_LONG32 \
+			timeout -k 5 300 "$B/test/progs/pt_group" spmd "$m" 6
+		show
+		[ "$status" -eq 0 ]
+		[[ "$output" == *" checks passed, 0 failed"* ]]
+		! grep -q FAIL <<<"$output" || false
+	done
+	# the members were spread over the hosts: each of the slaves ran
+	# some, from its own tree
+	for k in 2 3; do
+		run on_host "$k" grep -c "spawned .*cross-build/.*/pt_group " "$VMDIR/pvmd.log"
+		show
+		[ "$output" -ge 4 ]
+	done
+}

@@ -134,9 +134,9 @@ void gs_restore(const struct gs_saved *s)
 int gs_send(int tid, int tag, enum gs_kind kind, const void *data, int count,
 	    int datatype, int status)
 {
-	int local = (tid & WIRE_TID_HOST_MASK) ==
-		    (pvm_mytid() & WIRE_TID_HOST_MASK);
-	int b = pvm_mkbuf(local ? PvmDataRaw : PvmDataDefault);
+	/* Raw to every member: one of another data format converts as it
+	 * unpacks (docs/hetero.md), and longs keep all their bits */
+	int b = pvm_mkbuf(PvmDataRaw);
 	if (b < 0)
 		return b;
 	pvm_setsbuf(b);

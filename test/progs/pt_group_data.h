@@ -44,6 +44,14 @@ static void user_dsum(int *dt, void *x, void *y, int *n, int *info)
 	*info = 0;
 }
 
+/* Longs of 32 bits' range: where long has 32 bits, and in a machine that
+ * has such a host (PT_GROUP_LONG32 set, exported to every member), so
+ * that every member fills and expects the same values. */
+static int long32(void)
+{
+	return sizeof(long) == 4 || getenv("PT_GROUP_LONG32") != NULL;
+}
+
 /* The value member `inst` gives to element k of an (op, type) reduction,
  * as an integer (scaled per type so that no signed sum overflows and the
  * unsigned maxima use the top bit). */
@@ -112,6 +120,7 @@ INT_CASE(int, int, PVM_INT,
 					   : 300000000))
 INT_CASE(long, long, PVM_LONG,
 	 ibase(op, i, k) * (op == OP_PROD  ? 1
+			    : long32()	   ? (op == OP_SUM ? 100000 : 300000000)
 			    : op == OP_SUM ? (1LL << 40)
 					   : 1500000000000000000LL) +
 		 (op == OP_PROD ? 0 : i))
@@ -124,7 +133,8 @@ INT_CASE(uint, unsigned int, PVM_UINT,
 			    : op == OP_SUM ? 10000000
 					   : 300000000))
 INT_CASE(ulong, unsigned long, PVM_ULONG,
-	 ubase(op, i, k) * (op == OP_PROD  ? 1
+	 ubase(op, i, k) * (op == OP_PROD ? 1
+			    : long32() ? (op == OP_SUM ? 10000000 : 300000000)
 			    : op == OP_SUM ? (1ULL << 50)
 					   : 1500000000000000000ULL) +
 		 (op == OP_PROD ? 0 : (unsigned)i))
