@@ -70,15 +70,18 @@ setup_file() {
 	fi
 	# each host's pvmd, through a dx= wrapper that gives it its libraries
 	local d=$BATS_FILE_TMPDIR
+	# (LD_LIBRARY_PATH: our libraries of that architecture, for the
+	# Debian programs its tasks run)
 	cat >"$d/dx-s390x" <<EOF
 #!/bin/sh
 QEMU_LD_PREFIX=$HX_S390X_ROOT
-export QEMU_LD_PREFIX
+LD_LIBRARY_PATH=$HX_S390X/libpvm/.libs:$HX_S390X/libpvm/group/.libs
+export QEMU_LD_PREFIX LD_LIBRARY_PATH
 exec $HX_S390X/pvmd/pvmd "\$@"
 EOF
 	cat >"$d/dx-i386" <<EOF
 #!/bin/sh
-LD_LIBRARY_PATH=$HX_I386_ROOT/usr/lib/i386-linux-gnu
+LD_LIBRARY_PATH=$HX_I386/libpvm/.libs:$HX_I386/libpvm/group/.libs:$HX_I386_ROOT/usr/lib/i386-linux-gnu
 export LD_LIBRARY_PATH
 exec $HX_I386/pvmd/pvmd "\$@"
 EOF
@@ -116,13 +119,14 @@ hx_hosts() {
 		{ sleep 0.4; return 1; }
 }
 
-# hx_start: the machine of three hosts, each spawning from its own tree.
+# hx_start [EP1 EP2 EP3]: the machine of three hosts, each spawning from
+# its own tree's test programs (or from the directories given).
 hx_start() {
 	local hf=$BATS_TEST_TMPDIR/hostfile
 	{
-		echo "* ep=$B/test/progs"
-		echo "h2 dx=$HX_DIR/dx-s390x ep=$HX_S390X/test/progs"
-		echo "h3 dx=$HX_DIR/dx-i386 ep=$HX_I386/test/progs"
+		echo "* ep=${1:-$B/test/progs}"
+		echo "h2 dx=$HX_DIR/dx-s390x ep=${2:-$HX_S390X/test/progs}"
+		echo "h3 dx=$HX_DIR/dx-i386 ep=${3:-$HX_I386/test/progs}"
 	} >"$hf"
 	on_host 1 timeout -k 5 60 "$B/pvmd/pvmd" "$hf" </dev/null \
 		>"$BATS_TEST_TMPDIR/start.out" 2>&1 ||
@@ -224,6 +228,37 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	show
 	[ "$status" -eq 0 ]
 	output_is "h3: little-endian long=4 elf=i386 there=ok back=ok"
+}
+
+@test "Debian's x86_64 master1 gets correct results from Debian's s390x and i386 slave1 on our libraries" {
+	local k who
+	[ -x /usr/bin/master1 ] || skip "pvm-examples is not installed (/usr/bin/master1)"
+	for k in 1 2 3; do
+		mkdir -p "$BATS_TEST_TMPDIR/ep$k"
+	done
+	ln -s /usr/bin/slave1 "$BATS_TEST_TMPDIR/ep1/slave1"
+	ln -s "$HX_S390X_ROOT/usr/bin/slave1" "$BATS_TEST_TMPDIR/ep2/slave1"
+	ln -s "$HX_I386_ROOT/usr/bin/slave1" "$BATS_TEST_TMPDIR/ep3/slave1"
+	# they are Debian's, of each architecture
+	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep2/slave1")" = 22/B ]
+	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep3/slave1")" = 3/L ]
+	# the master's own spawn path is its PVM_PATH, and its tasks (Debian's
+	# x86_64 slave1) load our library through its environment
+	export PVM_PATH=$BATS_TEST_TMPDIR/ep1 LD_LIBRARY_PATH=$OURLIB
+	hx_start "$BATS_TEST_TMPDIR/ep1" "$BATS_TEST_TMPDIR/ep2" "$BATS_TEST_TMPDIR/ep3"
+	run on_host 1 timeout -k 5 120 /usr/bin/master1
+	show
+	[ "$status" -eq 0 ]
+	# master1 starts 3 slaves per host (pvm_config)
+	[ "${lines[0]}" = "Spawning 9 worker tasks ... SUCCESSFUL" ]
+	for who in 0 1 2 3 4 5 6 7 8; do
+		printf '%s\n' "$output" | grep -Eq "^I got ([0-9.]+) from $who; \(expecting \1\)\$"
+	done
+	[ "$(printf '%s\n' "$output" | grep -c '^I got ')" -eq 9 ]
+	# each slave host ran Debian's slave1 of its architecture
+	for k in 2 3; do
+		on_host "$k" grep -q "spawned .*/ep$k/slave1" "$VMDIR/pvmd.log"
+	done
 }
 
 @test "an s390x host cut off the network is noticed and leaves the machine" {

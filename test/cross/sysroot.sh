@@ -17,11 +17,13 @@ dir=${2:?usage: sysroot.sh ARCH DIR}
 # The target's C library and loader (what qemu-user's QEMU_LD_PREFIX and a
 # native i686 program load), and the libraries we link: nettle (pvmd and
 # libpvm), readline (the console), libtirpc (the XDR oracle of the unit
-# tests) with what their shared objects need.
+# tests) with what their shared objects need; and Debian's PVM example
+# programs of that architecture (pvm-examples: run on our libraries by
+# hetero.bats; never their libpvm3).
 pkgs="libc6 libgcc-s1 libnettle8 nettle-dev libreadline8 libreadline-dev
 libtinfo6 libncurses6 libncursesw6 libncurses-dev libtirpc3 libtirpc-dev
 libtirpc-common libgssapi-krb5-2 libkrb5-3 libk5crypto3 libcom-err2
-libkrb5support0 libkeyutils1 libssl3"
+libkrb5support0 libkeyutils1 libssl3 pvm-examples"
 want=$(echo $pkgs)
 
 if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$want" ]; then
@@ -67,7 +69,7 @@ for d in lib lib64; do
 		cp -a "$dir/$d/." "$dir/usr/$d/"
 		rm -rf "${dir:?}/$d"
 	fi
-	[ -e "$dir/$d" ] || ln -s "usr/$d" "$dir/$d"
+	[ -e "$dir/$d" ] || [ -L "$dir/$d" ] || ln -s "usr/$d" "$dir/$d"
 done
 # Links with an absolute target (libfoo.so -> /lib/...) would name the
 # build machine's files: they are made to point inside DIR.
