@@ -102,7 +102,10 @@ struct shmseg_hdr {
 	uint32_t pr_gotseq;
 	_Atomic int32_t pr_spid; /* pid of the sender that claimed */
 	int32_t pr_gotenc;
-	uint8_t pad2[SHMSEG_LINE - 60];
+	/* the owner's data format (DSIG_FMT_*): a sender of another one
+	 * sends through the ring, where the owner converts (a 32-bit and a
+	 * 64-bit task of one host) */
+	int32_t pr_fmt; /* (line 2 is full) */
 	/* line 3: the offer of a part of the copy: the owner copies of_len
 	 * bytes at of_addr in the claimer's memory (pid pr_spid) to offset
 	 * of_off of its buffer (OFFERED); or the message, of_len bytes,

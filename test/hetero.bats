@@ -261,6 +261,21 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	done
 }
 
+@test "a 32-bit program with our i686 library on the 64-bit host: every encoding with a 64-bit task there, over shared memory" {
+	hx_start
+	local e report=$BATS_TEST_TMPDIR/carried
+	for e in default raw inplace psend; do
+		run on_host 1 env LD_LIBRARY_PATH="$HX_I386_ROOT/usr/lib/i386-linux-gnu" \
+			PVM_TRAN_REPORT="$report" PVM_EXPORT=PVM_TRAN_REPORT \
+			timeout -k 5 120 "$HX_I386/test/progs/pt_arch" -e "$e" h1
+		show
+		[ "$status" -eq 0 ]
+		output_is "h1: little-endian long=8 elf=x86-64 there=ok back=ok"
+	done
+	sed "s/^/# carried: /" "$report" >&3
+	[ "$(sh "$S/test/tran-carried.sh" "$report" shm)" -ge 20 ]
+}
+
 @test "an s390x host cut off the network is noticed and leaves the machine" {
 	export PVM_HOST_TIMEOUT=1500
 	hx_start

@@ -88,6 +88,16 @@ def check_pvmd(builddir, srcdir):
     return core, host, public, bad
 
 
+def verdict(n, bad, good, what):
+    """TAP line n: ok when bad is empty, else not ok with what and the list."""
+    if not bad:
+        print(f"ok {n} - {good}")
+        return
+    print(f"not ok {n} - {what}")
+    for b in sorted(set(bad)):
+        print("#   " + b)
+
+
 def main():
     libdir = os.path.join(sys.argv[1], "libpvm")
     objs = list(objects(libdir))
@@ -111,21 +121,13 @@ def main():
     core, host, public, pbad = check_pvmd(sys.argv[1], sys.argv[2])
     print("1..4")
     print(("ok" if objs else "not ok") + f" 1 - {len(objs)} objects of libpvm3 found")
-    if bad:
-        print("not ok 2 - calls upward between libpvm's layers:")
-        for b in sorted(set(bad)):
-            print("#   " + b)
-    else:
-        print("ok 2 - libpvm's layers call only downward")
+    verdict(2, bad, "libpvm's layers call only downward",
+            "calls upward between libpvm's layers:")
     print(("ok" if core and host and public else "not ok") +
           f" 3 - {len(core)} core and {len(host)} host-layer objects of the pvmd,"
           f" {len(public)} names in host.h")
-    if pbad:
-        print("not ok 4 - the pvmd's core calls the host layer outside host.h:")
-        for b in sorted(set(pbad)):
-            print("#   " + b)
-    else:
-        print("ok 4 - the pvmd's core calls the host layer only through host.h")
+    verdict(4, pbad, "the pvmd's core calls the host layer only through host.h",
+            "the pvmd's core calls the host layer outside host.h:")
 
 
 main()

@@ -11,7 +11,8 @@
  * (PvmRouteDirect, in both tasks).  -e: how the data travels, both ways
  * (default PvmDataDefault): packed in PvmDataRaw or PvmDataInPlace (each
  * side packs its own format; the receiver converts), or one array per
- * pvm_psend, received with pvm_precv by its type.  Raw and InPlace from
+ * pvm_psend (and a large array of longs), received with pvm_precv by its
+ * type.  Raw and InPlace from
  * a 64-bit first task also carry a long of 2^40: a copy with a 32-bit
  * long must get PvmOverflow for it, one with a 64-bit long the value.  Each
  * copy reports what it runs on, measured by itself (byte order, sizeof(long),
@@ -141,6 +142,17 @@ static int recv_from(int tid, int tag)
 	return pvm_trecv(tid, tag, &tmout);
 }
 
+/* psend also moves one large array of longs (64 KiB or more: enough for
+ * the shared-memory route's single copy into a waiting pvm_precv). */
+#define NBIG 16384
+static long bigarr[NBIG];
+
+static void fill_big(void)
+{
+	for (int i = 0; i < NBIG; i++)
+		bigarr[i] = (long)i * 3 - 20000;
+}
+
 /* Sends d to tid: one message in `enc`, or one pvm_psend per array.
  * `big`: a long of 2^40 follows (Raw and InPlace). */
 static int send_data(int tid, int tag, const struct data *d, int big)
@@ -151,7 +163,8 @@ static int send_data(int tid, int tag, const struct data *d, int big)
 		return -1;
 		PSENDS(PS)
 #undef PS
-		return 0;
+		fill_big();
+		return pvm_psend(tid, tag, bigarr, NBIG, PVM_LONG) < 0 ? -1 : 0;
 	}
 	pvm_initsend(enc);
 	if (pack(d) || (big && pvm_pklong((long *)&big_long, 1, 1)))
@@ -171,6 +184,13 @@ static const char *recv_data(int tid, int tag, struct data *d, int big)
 		return "precv " #f;
 		PSENDS(PR)
 #undef PR
+		memset(bigarr, 0, sizeof bigarr);
+		if (pvm_precv(tid, tag, bigarr, NBIG, PVM_LONG, NULL, NULL,
+			      NULL) < 0)
+			return "precv big longs";
+		for (int i = 0; i < NBIG; i++)
+			if (bigarr[i] != (long)i * 3 - 20000)
+				return "big longs";
 		return NULL;
 	}
 	if (recv_from(tid, tag) <= 0)

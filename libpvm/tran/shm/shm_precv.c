@@ -208,6 +208,7 @@ int lp_shm_post(int src, int tag, void *buf, size_t len)
 	h->pr_ctx = lp.ctx;
 	h->pr_addr = (uint64_t)(uintptr_t)buf;
 	h->pr_len = len;
+	h->pr_fmt = DSIG_FMT_NATIVE;
 	post_buf = buf;
 	post_len = len;
 	atomic_store(&h->pr_spid, 0);
@@ -590,6 +591,10 @@ int lp_shm_tx_direct(struct shm_peer *sp, const struct lp_omsg *m)
 	if (h->pr_ctx != m->h.ctx ||
 	    (h->pr_src != -1 && h->pr_src != lp.mytid) ||
 	    (h->pr_tag != -1 && h->pr_tag != m->h.tag) || m->total > h->pr_len)
+		return 0;
+	/* a body the owner would have to convert goes by the ring */
+	if ((m->h.enc & WIRE_ENC_MASK) != PvmDataDefault &&
+	    (m->h.enc & WIRE_ENC_FMT_MASK) >> WIRE_ENC_FMT_SHIFT != h->pr_fmt)
 		return 0;
 	uint64_t addr = h->pr_addr;
 	/* everything before this message has reached its receive queue */
