@@ -60,8 +60,8 @@ static inline int dsig_long_size(int32_t dsig)
  */
 #define DSIG_FMT_BIG   1 /* big-endian */
 #define DSIG_FMT_LONG4 2 /* long (and unsigned long) of 4 bytes */
-#define DSIG_FMT_NATIVE                                                    \
-	((__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? DSIG_FMT_BIG : 0) |     \
+#define DSIG_FMT_NATIVE                                                        \
+	((__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? DSIG_FMT_BIG : 0) |         \
 	 (sizeof(long) == 4 ? DSIG_FMT_LONG4 : 0))
 
 /* The signature of a data format. */

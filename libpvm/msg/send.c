@@ -139,8 +139,8 @@ int pvm_send(int tid, int msgtag)
 		return lp_err("pvm_send", PvmBadParam);
 	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total, &lend)) < 0)
 		return lp_err("pvm_send", r);
-	r = send_body(tid, msgtag, lp_buf_wire_enc(b), b->wid, seg, nseg,
-		      total, lend);
+	r = send_body(tid, msgtag, lp_buf_wire_enc(b), b->wid, seg, nseg, total,
+		      lend);
 	if (r < 0)
 		return lp_err("pvm_send", r);
 	lp_mhf_run_all(); /* what arrived meanwhile goes to its handlers */
@@ -218,8 +218,8 @@ int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
 	 * receiver of another data format converts them by its type */
 	struct lp_seg seg = {.p = buf, .len = (size_t)len * sz};
 	r = send_body(tid, msgtag,
-		      PvmDataRaw | DSIG_FMT_NATIVE << WIRE_ENC_FMT_SHIFT, 0, &seg,
-		      1, seg.len, NULL);
+		      PvmDataRaw | DSIG_FMT_NATIVE << WIRE_ENC_FMT_SHIFT, 0,
+		      &seg, 1, seg.len, NULL);
 	if (r < 0)
 		return lp_err("pvm_psend", r);
 	lp_mhf_run_all();

@@ -103,7 +103,7 @@ static int enc_of(int sig, int *fmt)
 	default:
 		*fmt = dsig_fmt(sig);
 		return *fmt < 0 ? -1 : PvmDataRaw; /* -1: a format we
-						     * cannot convert */
+						    * cannot convert */
 	}
 }
 
