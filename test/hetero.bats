@@ -138,6 +138,23 @@ hx_start() {
 	}
 }
 
+# hx_debian_ep PROG...: directories ep1 (x86_64), ep2 (s390x) and ep3
+# (i386) in the test's directory with each architecture's Debian PROGs.
+hx_debian_ep() {
+	local k p
+	for k in 1 2 3; do
+		mkdir -p "$BATS_TEST_TMPDIR/ep$k"
+	done
+	for p in "$@"; do
+		ln -sf "/usr/bin/$p" "$BATS_TEST_TMPDIR/ep1/$p"
+		ln -sf "$HX_S390X_ROOT/usr/bin/$p" "$BATS_TEST_TMPDIR/ep2/$p"
+		ln -sf "$HX_I386_ROOT/usr/bin/$p" "$BATS_TEST_TMPDIR/ep3/$p"
+	done
+	# the master's own spawn path is its PVM_PATH, and its tasks load
+	# our libraries through its environment
+	export PVM_PATH=$BATS_TEST_TMPDIR/ep1 LD_LIBRARY_PATH=$OURLIB:$OURGLIB
+}
+
 # hx_elf FILE: "machine/order" of an ELF file (3 i386, 22 s390, 62 x86-64).
 hx_elf() {
 	local h
@@ -233,18 +250,10 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 @test "Debian's x86_64 master1 gets correct results from Debian's s390x and i386 slave1 on our libraries" {
 	local k who
 	[ -x /usr/bin/master1 ] || skip "pvm-examples is not installed (/usr/bin/master1)"
-	for k in 1 2 3; do
-		mkdir -p "$BATS_TEST_TMPDIR/ep$k"
-	done
-	ln -s /usr/bin/slave1 "$BATS_TEST_TMPDIR/ep1/slave1"
-	ln -s "$HX_S390X_ROOT/usr/bin/slave1" "$BATS_TEST_TMPDIR/ep2/slave1"
-	ln -s "$HX_I386_ROOT/usr/bin/slave1" "$BATS_TEST_TMPDIR/ep3/slave1"
+	hx_debian_ep slave1
 	# they are Debian's, of each architecture
 	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep2/slave1")" = 22/B ]
 	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep3/slave1")" = 3/L ]
-	# the master's own spawn path is its PVM_PATH, and its tasks (Debian's
-	# x86_64 slave1) load our library through its environment
-	export PVM_PATH=$BATS_TEST_TMPDIR/ep1 LD_LIBRARY_PATH=$OURLIB
 	hx_start "$BATS_TEST_TMPDIR/ep1" "$BATS_TEST_TMPDIR/ep2" "$BATS_TEST_TMPDIR/ep3"
 	run on_host 1 timeout -k 5 120 /usr/bin/master1
 	show
@@ -259,6 +268,37 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	for k in 2 3; do
 		on_host "$k" grep -q "spawned .*/ep$k/slave1" "$VMDIR/pvmd.log"
 	done
+}
+
+@test "Debian's spmd token ring over the three architectures; Debian's s390x and i386 hello.pvm" {
+	local out tids hosts t
+	[ -x /usr/bin/spmd ] || skip "pvm-examples is not installed (/usr/bin/spmd)"
+	hx_debian_ep spmd hello_other
+	hx_start "$BATS_TEST_TMPDIR/ep1" "$BATS_TEST_TMPDIR/ep2" "$BATS_TEST_TMPDIR/ep3"
+	# spmd joins a group, so each task needs our libgpvm3 too
+	run on_host 1 timeout -k 5 60 bash -c \
+		"(printf 'spawn -3 -> spmd\n'; sleep 8; printf 'quit\n') | '$CONSOLE' 2>&1"
+	show
+	printf '%s\n' "$output" | grep -Eq '^3 successful$'
+	tids=$(printf '%s\n' "$output" | sed -n 's/^t\([0-9a-f]\{5,\}\)$/\1/p')
+	[ "$(echo "$tids" | wc -w)" -eq 3 ]
+	hosts=$(for t in $tids; do echo $((0x$t >> 18)); done | sort -u | wc -l)
+	[ "$hosts" -eq 3 ]
+	printf '%s\n' "$output" | grep -Fq "token ring done"
+	# Debian's s390x hello.pvm started on h2, its i386 one on h3: each
+	# spawns hello_other wherever the machine puts it and prints its
+	# greeting
+	run on_host 2 env QEMU_LD_PREFIX="$HX_S390X_ROOT" \
+		LD_LIBRARY_PATH="$HX_S390X/libpvm/.libs" \
+		timeout -k 5 60 "$HX_S390X_ROOT/usr/bin/hello.pvm"
+	show
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -Eq '^from t[0-9a-f]+: hello, world from h[123]$'
+	run on_host 3 env LD_LIBRARY_PATH="$HX_I386/libpvm/.libs:$HX_I386_ROOT/usr/lib/i386-linux-gnu" \
+		timeout -k 5 60 "$HX_I386_ROOT/usr/bin/hello.pvm"
+	show
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -Eq '^from t[0-9a-f]+: hello, world from h[123]$'
 }
 
 @test "a 32-bit program with our i686 library on the 64-bit host: every encoding with a 64-bit task there, over shared memory" {
