@@ -136,6 +136,16 @@ hx_start() {
 		cat "$BATS_TEST_TMPDIR/start.out"
 		return 1
 	}
+	# every test first proves each host is what it claims: its pvmd's
+	# ELF machine and byte order, and conf's ARCH and DSIG
+	hx_pvmd_is 1 62/L
+	hx_pvmd_is 2 22/B
+	hx_pvmd_is 3 3/L
+	local conf
+	conf=$(echo conf | on_host 1 timeout -k 2 10 "$CONSOLE" 2>/dev/null)
+	printf '%s\n' "$conf" | grep -Eq '^ +h1 +40000 +LINUX64 +1000 +0x00408c41$'
+	printf '%s\n' "$conf" | grep -Eq '^ +h2 +80000 +LINUXS390 +1000 +0x0658ef59$'
+	printf '%s\n' "$conf" | grep -Eq '^ +h3 +c0000 +LINUX +1000 +0x00408841$'
 }
 
 # hx_debian_ep PROG...: directories ep1 (x86_64), ep2 (s390x) and ep3
