@@ -48,8 +48,13 @@ hx_binfmt() {
 }
 
 setup_file() {
-	hosts_file_setup 3
-	[ -z "${HOSTS_SKIP:-}" ] || return 0
+	# the hosts' own trees first (built by the cross pass already, or
+	# here), then the hosts: nothing runs between hosts_up and the tests
+	local why
+	if ! why=$(hosts_check); then
+		export HOSTS_SKIP=$why
+		return 0
+	fi
 	if ! hx_tree s390x; then
 		export HOSTS_SKIP=$HX_WHY
 		return 0
@@ -87,6 +92,12 @@ exec $HX_I386/pvmd/pvmd "\$@"
 EOF
 	chmod 755 "$d/dx-s390x" "$d/dx-i386"
 	export HX_DIR=$d
+	hosts_up 3
+	on_host 1 true || {
+		echo "hosts_up 3: host 1 is not running; $HOSTS_DIR holds:"
+		ls -lR "$HOSTS_DIR" | head -30
+		return 1
+	}
 }
 
 teardown_file() {

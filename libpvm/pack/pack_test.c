@@ -754,7 +754,7 @@ static void test_foreign(void)
 	/* a long past 32 bits from an LP64 host */
 	int rb = foreign_msg(DSIG_FMT_BIG, (int64_t)1 << 40, 1);
 	pvm_setrbuf(rb);
-	char skip[64];
+	char skip[128];
 	pvm_upkbyte(skip, 2 + 2 + 4 + 4 + 3 * 8 + 4 + 8 + 8 + 16 + 8, 1);
 	long l = 99;
 #if LONG_MAX > INT32_MAX

@@ -74,7 +74,11 @@ done
 # Links with an absolute target (libfoo.so -> /lib/...) would name the
 # build machine's files: they are made to point inside DIR.
 find "$dir" -type l -lname '/*' | while read -r link; do
-	ln -sfn "$dir$(readlink "$link")" "$link"
+	target=$(readlink "$link")
+	case $target in
+	"$dir"/*) ;; # made so by an earlier run
+	*) ln -sfn "$dir$target" "$link" ;;
+	esac
 done
 echo "$want" >"$dir/.complete"
 echo "sysroot.sh: $dir is ready for $arch"
