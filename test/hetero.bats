@@ -178,12 +178,7 @@ hx_debian_ep() {
 
 # hx_elf FILE: "machine/order" of an ELF file (3 i386, 22 s390, 62 x86-64).
 hx_elf() {
-	local h
-	h=$(od -An -tx1 -N20 "$1" | tr -d ' \n')
-	case ${h:10:2} in
-	01) echo "$((16#${h:38:2}${h:36:2}))/L" ;;
-	02) echo "$((16#${h:36:2}${h:38:2}))/B" ;;
-	esac
+	sh "$S/test/cross/elf.sh" "$1"
 }
 
 # hx_pvmd_is K WANT: host K's pvmd is an ELF of WANT ("machine/order"):

@@ -139,16 +139,6 @@ oot_src() {
 # is skipped with the reason (.ci/run installs them).  Before the bats
 # suites, which use these trees (hetero.bats: a machine of unlike hosts).
 # Only in a full run of ours; PVM_TEST_CROSS=0 leaves it out.
-# elf_machine FILE: the ELF e_machine of FILE (3 i386, 22 s390), and its
-# byte order, as "machine/L" or "machine/B".
-elf_machine() {
-	local h
-	h=$(od -An -tx1 -N20 "$1" 2>/dev/null | tr -d ' \n')
-	case ${h:10:2} in
-	01) echo "$((16#${h:38:2}${h:36:2}))/L" ;;
-	02) echo "$((16#${h:36:2}${h:38:2}))/B" ;;
-	esac
-}
 cross_pass() {
 	local top=$abs_top_builddir/cross-build arch build blog src sysroot rc
 	local want runner
@@ -185,11 +175,11 @@ cross_pass() {
 			;;
 		esac
 		# the tree is what it claims: the pvmd's ELF machine and order
-		if [ "$(elf_machine "$build/pvmd/pvmd")" = "$want" ]; then
+		if [ "$(sh "$abs_top_srcdir/test/cross/elf.sh" "$build/pvmd/pvmd")" = "$want" ]; then
 			echo "ok - $arch: pvmd/pvmd is ELF machine $want"
 			passed=$((passed + 1))
 		else
-			echo "not ok - $arch: pvmd/pvmd is ELF $(elf_machine "$build/pvmd/pvmd"), not $want"
+			echo "not ok - $arch: pvmd/pvmd is ELF $(sh "$abs_top_srcdir/test/cross/elf.sh" "$build/pvmd/pvmd"), not $want"
 			failed=$((failed + 1))
 			continue
 		fi
