@@ -72,6 +72,10 @@ int lp_ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
 /* Sends control message `code` expecting no reply (TM_HALT). */
 int lp_ctl_send(int code, const struct wire_wr *req);
 
+/* The largest frame a message is cut into: PvmFragSize (pvm_setopt),
+ * bounded by what the wire takes (WIRE_MAX_FRAG). */
+uint32_t lp_frag_size(void);
+
 /* Writes out everything queued for sending (before pvm_exit). */
 int lp_flush(void);
 

@@ -52,4 +52,8 @@ unsigned lpvm_priv_gs_epoch(void);
  */
 int lpvm_priv_progress(void);
 
+/* Size of one item of a datatype of pvm_reduce, pvm_psend... (PVM_BYTE,
+ * PVM_INT...; PVM_STR: 1), 0 for none. */
+size_t lpvm_priv_dtype_size(int datatype);
+
 #endif /* LPVM_PRIV_H */

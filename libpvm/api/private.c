@@ -1,10 +1,11 @@
 /*
  * private.c - libpvm3's private interface for libgpvm3 and pvmgroups
- * (lpvm_priv.h): a raw control call to the pvmd, the error reporter and
- * the count of group-change events.
+ * (lpvm_priv.h): a raw control call to the pvmd, the error reporter, the
+ * count of group-change events and the sizes of the datatypes.
  */
 #include "api.h"
 #include "lpvm_priv.h"
+#include "pack/pack.h"
 #include "tran/conn.h"
 #include "tran/poll.h"
 #include "tran/tran.h"
@@ -47,6 +48,11 @@ int lpvm_priv_progress(void)
 	lp_progress(&now);
 	c = lp_pvmd_conn();
 	return (c && lp_conn_pending(c)) || lp_route_pending();
+}
+
+size_t lpvm_priv_dtype_size(int datatype)
+{
+	return lp_dtype_size(datatype);
 }
 
 int lpvm_priv_err(const char *fn, int code)

@@ -21,32 +21,8 @@
 
 size_t gs_type_size(int datatype)
 {
-	switch (datatype) {
-	case PVM_BYTE:
-		return 1;
-	case PVM_SHORT:
-		return sizeof(short);
-	case PVM_INT:
-		return sizeof(int);
-	case PVM_FLOAT:
-		return sizeof(float);
-	case PVM_CPLX:
-		return 2 * sizeof(float);
-	case PVM_DOUBLE:
-		return sizeof(double);
-	case PVM_DCPLX:
-		return 2 * sizeof(double);
-	case PVM_LONG:
-		return sizeof(long);
-	case PVM_USHORT:
-		return sizeof(unsigned short);
-	case PVM_UINT:
-		return sizeof(unsigned int);
-	case PVM_ULONG:
-		return sizeof(unsigned long);
-	default:
-		return 0;
-	}
+	/* a string is no datatype of the collectives */
+	return datatype == PVM_STR ? 0 : lpvm_priv_dtype_size(datatype);
 }
 
 static int pack(const void *p, int n, int datatype)

@@ -21,8 +21,6 @@
 #define VALGRIND_MAKE_MEM_DEFINED(p, n) ((void)0)
 #endif
 
-size_t lp_dtype_size(int type); /* send.c */
-
 typedef int (*lp_matchfn)(int, int, int);
 static lp_matchfn userf; /* NULL: the default matcher */
 
@@ -319,36 +317,6 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 	}
 }
 
-/* The packing type of a psend/precv datatype (all are known: checked by
- * lp_dtype_size). */
-static enum lp_type dtype_type(int datatype)
-{
-	switch (datatype) {
-	case PVM_SHORT:
-		return LP_SHORT;
-	case PVM_USHORT:
-		return LP_USHORT;
-	case PVM_INT:
-		return LP_INT;
-	case PVM_UINT:
-		return LP_UINT;
-	case PVM_LONG:
-		return LP_LONG;
-	case PVM_ULONG:
-		return LP_ULONG;
-	case PVM_FLOAT:
-		return LP_FLOAT;
-	case PVM_DOUBLE:
-		return LP_DOUBLE;
-	case PVM_CPLX:
-		return LP_CPLX;
-	case PVM_DCPLX:
-		return LP_DCPLX;
-	default:
-		return LP_BYTE;
-	}
-}
-
 int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 	      int *atag, int *alen)
 {
@@ -382,12 +350,10 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 	/* the message's bytes as they are, whatever its encoding; the active
 	 * receive buffer is not touched */
 	lp_rxq_unlink(b);
-	size_t room = (size_t)len * sz;
-	size_t n = b->len < room ? b->len : room;
 	if (b->enc != PvmDataDefault && b->fmt != DSIG_FMT_NATIVE) {
 		/* from a host of another data format: converted by type */
-		enum lp_type t = dtype_type(datatype);
-		size_t fs = lp_fmt_size(t, b->fmt), k = b->len / fs;
+		enum lp_type t = (enum lp_type)lp_dtype_type(datatype);
+		size_t k = b->len / lp_fmt_size(t, b->fmt);
 		if (k > (size_t)len)
 			k = (size_t)len;
 		r = lp_convert(t, b->fmt, b->data, buf, (int)k, 1);
@@ -395,10 +361,12 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 			lp_buf_free(b);
 			return lp_err("pvm_precv", r);
 		}
-		n = 0;
+	} else {
+		size_t room = (size_t)len * sz;
+		size_t n = b->len < room ? b->len : room;
+		if (n)
+			memcpy(buf, b->data, n);
 	}
-	if (n)
-		memcpy(buf, b->data, n);
 	if (atid)
 		*atid = b->src;
 	if (atag)

@@ -12,16 +12,8 @@
 
 #include "lpvm.h"
 #include "msg.h"
+#include "pack/pack.h"
 #include "tran/tran.h"
-
-static uint32_t frag_size(void)
-{
-	if (lp.fragsize <= 0)
-		return 4080;
-	if ((unsigned)lp.fragsize > WIRE_MAX_FRAG)
-		return WIRE_MAX_FRAG;
-	return (uint32_t)lp.fragsize;
-}
 
 /* A message to ourselves: copied straight into the receive queue. */
 static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
@@ -80,7 +72,7 @@ static int send_body(int tid, int tag, uint16_t enc, int wid,
 		.seg = seg,
 		.nseg = nseg,
 		.total = total,
-		.frag = frag_size(),
+		.frag = lp_frag_size(),
 		.body = body,
 	};
 	if (tid < 0) {
@@ -164,45 +156,17 @@ int pvm_mcast(int *tids, int ntask, int msgtag)
 			return lp_err("pvm_mcast", PvmBadParam);
 	if ((r = sbuf_body(&b, &one, &seg, &nseg, &total, &lend)) < 0)
 		return lp_err("pvm_mcast", r);
+	uint16_t enc = lp_buf_wire_enc(b);
 	for (int i = 0; i < ntask; i++) {
 		if (tids[i] == lp.mytid) /* never to the caller (man page) */
 			continue;
-		r = send_body(tids[i], msgtag, lp_buf_wire_enc(b), b->wid, seg,
-			      nseg, total, lend);
+		r = send_body(tids[i], msgtag, enc, b->wid, seg, nseg, total,
+			      lend);
 		if (r < 0)
 			return lp_err("pvm_mcast", r);
 	}
 	lp_mhf_run_all();
 	return 0;
-}
-
-/* Size in bytes of one item of a psend/precv datatype, 0 if unknown. */
-size_t lp_dtype_size(int type)
-{
-	switch (type) {
-	case PVM_STR:
-	case PVM_BYTE:
-		return 1;
-	case PVM_SHORT:
-	case PVM_USHORT:
-		return sizeof(short);
-	case PVM_INT:
-	case PVM_UINT:
-		return sizeof(int);
-	case PVM_FLOAT:
-		return sizeof(float);
-	case PVM_CPLX:
-		return 2 * sizeof(float);
-	case PVM_DOUBLE:
-		return sizeof(double);
-	case PVM_DCPLX:
-		return 2 * sizeof(double);
-	case PVM_LONG:
-	case PVM_ULONG:
-		return sizeof(long);
-	default:
-		return 0;
-	}
 }
 
 int pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)

@@ -21,6 +21,30 @@ const size_t lp_type_size[LP_NTYPES] = {
 	[LP_DCPLX] = 2 * sizeof(double),
 };
 
+/* The datatypes of pvm_psend, pvm_precv and pvm_reduce (pvm3.h: PVM_STR
+ * 0 .. PVM_ULONG 11, every one of them) as packing types. */
+static const enum lp_type dtypes[] = {
+	[PVM_STR] = LP_BYTE,	  [PVM_BYTE] = LP_BYTE,
+	[PVM_SHORT] = LP_SHORT,	  [PVM_INT] = LP_INT,
+	[PVM_FLOAT] = LP_FLOAT,	  [PVM_CPLX] = LP_CPLX,
+	[PVM_DOUBLE] = LP_DOUBLE, [PVM_DCPLX] = LP_DCPLX,
+	[PVM_LONG] = LP_LONG,	  [PVM_USHORT] = LP_USHORT,
+	[PVM_UINT] = LP_UINT,	  [PVM_ULONG] = LP_ULONG,
+};
+
+int lp_dtype_type(int datatype)
+{
+	if (datatype < 0 || datatype >= (int)(sizeof dtypes / sizeof dtypes[0]))
+		return -1;
+	return (int)dtypes[datatype];
+}
+
+size_t lp_dtype_size(int datatype)
+{
+	int t = lp_dtype_type(datatype);
+	return t < 0 ? 0 : lp_type_size[t];
+}
+
 struct lp_buf *lp_cur_sbuf(int *err)
 {
 	struct lp_buf *b = lp_buf_get(lp_sbuf);

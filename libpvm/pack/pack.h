@@ -40,6 +40,12 @@ enum lp_type {
 /* Native size of one item of each type. */
 extern const size_t lp_type_size[LP_NTYPES];
 
+/* A datatype of pvm_psend/pvm_precv/pvm_reduce (PVM_STR, PVM_BYTE, ...):
+ * its packing type (strings are bytes), or -1 when there is no such
+ * datatype; and the size of one item, 0 for none. */
+int lp_dtype_type(int datatype);
+size_t lp_dtype_size(int datatype);
+
 #define LP_COPY 1 /* InPlace: keep a copy (the value lives on the stack) */
 
 /* Packs into b (a send buffer).  0 or a PVM error code; nothing is packed

@@ -238,6 +238,15 @@ int lp_flush(void)
 	}
 }
 
+uint32_t lp_frag_size(void)
+{
+	if (lp.fragsize <= 0)
+		return 4080;
+	if ((unsigned)lp.fragsize > WIRE_MAX_FRAG)
+		return WIRE_MAX_FRAG;
+	return (uint32_t)lp.fragsize;
+}
+
 void lp_disconnect(void)
 {
 	lp_route_fini();

@@ -259,6 +259,24 @@ static int ref_answered(struct shm_peer *sp, struct shm_out *o)
 	return 0;
 }
 
+/* The queued message o as one to send on another way (its one segment
+ * in *seg). */
+static struct lp_omsg queued_msg(const struct shm_peer *sp,
+				 const struct shm_out *o, struct lp_seg *seg)
+{
+	*seg = (struct lp_seg){.p = o->data, .len = o->rec.total};
+	return (struct lp_omsg){.h = {.dst = sp->tid,
+				      .src = lp.mytid,
+				      .tag = o->rec.tag,
+				      .ctx = o->rec.ctx,
+				      .enc = (uint16_t)o->rec.enc,
+				      .seq = o->rec.seq},
+				.seg = seg,
+				.nseg = 1,
+				.total = o->rec.total,
+				.frag = lp_frag_size()};
+}
+
 int lp_shm_tx_push(struct shm_peer *sp)
 {
 	int n = 0;
@@ -275,16 +293,8 @@ int lp_shm_tx_push(struct shm_peer *sp)
 		}
 		if (!o->started && o->rec.total >= lp_shm_direct_min) {
 			/* one copy from our queue into its posted buffer */
-			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
-			struct lp_omsg m = {.h = {.dst = sp->tid,
-						  .src = lp.mytid,
-						  .tag = o->rec.tag,
-						  .ctx = o->rec.ctx,
-						  .enc = (uint16_t)o->rec.enc,
-						  .seq = o->rec.seq},
-					    .seg = &seg,
-					    .nseg = 1,
-					    .total = o->rec.total};
+			struct lp_seg seg;
+			struct lp_omsg m = queued_msg(sp, o, &seg);
 			if (lp_shm_tx_direct(sp, &m)) {
 				pop(sp);
 				sp->noposts = 0;
@@ -408,23 +418,8 @@ void lp_shm_tx_handoff(struct shm_peer *sp)
 				send = 1; /* it could not read it */
 		}
 		if (send) {
-			struct lp_seg seg = {.p = o->data, .len = o->rec.total};
-			uint32_t frag =
-				lp.fragsize > 0 ? (uint32_t)lp.fragsize : 4080;
-			if (frag > WIRE_MAX_FRAG)
-				frag = WIRE_MAX_FRAG;
-			struct lp_omsg m = {
-				.h = {.dst = sp->tid,
-				      .src = lp.mytid,
-				      .tag = o->rec.tag,
-				      .ctx = o->rec.ctx,
-				      .enc = (uint16_t)o->rec.enc,
-				      .seq = o->rec.seq},
-				.seg = &seg,
-				.nseg = 1,
-				.total = o->rec.total,
-				.frag = frag,
-			};
+			struct lp_seg seg;
+			struct lp_omsg m = queued_msg(sp, o, &seg);
 			lp_route_send_last(&m);
 		}
 		sp->q = o->next;
