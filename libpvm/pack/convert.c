@@ -35,36 +35,17 @@ size_t lp_fmt_size(enum lp_type t, int fmt)
 	return lp_type_size[t];
 }
 
-/* Copies one unit of `n` bytes, reversed when `swap`. */
+/* Copies one unit of `n` bytes (1, 2, 4 or 8), reversed when `swap`. */
 static inline void unit(uint8_t *to, const uint8_t *from, size_t n, int swap)
 {
-	if (!swap) {
+	if (!swap || n == 1)
 		memcpy(to, from, n);
-		return;
-	}
-	switch (n) {
-	case 2: {
-		uint16_t v;
-		memcpy(&v, from, 2);
-		v = __builtin_bswap16(v);
-		memcpy(to, &v, 2);
-		break;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, from, 4);
-		v = __builtin_bswap32(v);
-		memcpy(to, &v, 4);
-		break;
-	}
-	default: {
-		uint64_t v;
-		memcpy(&v, from, 8);
-		v = __builtin_bswap64(v);
-		memcpy(to, &v, 8);
-		break;
-	}
-	}
+	else if (n == 2)
+		swap16(to, from, 0);
+	else if (n == 4)
+		swap32(to, from, 0);
+	else
+		swap64(to, from, 0);
 }
 
 /* A foreign long of `fs` bytes as a 64-bit value (sign- or
@@ -135,6 +116,6 @@ int lp_convert(enum lp_type t, int fmt, const uint8_t *in, void *p, int nitem,
 	}
 	for (int i = 0; i < nitem; i++, out += step, in += is)
 		for (size_t k = 0; k < is; k += u)
-			unit(out + k, in + k, u, swap && u > 1);
+			unit(out + k, in + k, u, swap);
 	return 0;
 }
