@@ -19,7 +19,6 @@
 #include <sys/types.h>
 
 #include "common/idhash.h"
-#include "proto/dsig.h"
 #include "pvmd/loop.h"
 
 struct conn;
@@ -37,7 +36,6 @@ struct hostlayer;
 /* Host number of this pvmd (a one-host machine is host 1). */
 #define PVMD_HOSTNO 1
 #define PVMD_SPEED  1000
-#define PVMD_DSIG   DSIG_NATIVE /* this build's (proto/dsig.h) */
 
 struct pvmd {
 	struct loop *loop;

@@ -105,6 +105,5 @@ uint16_t lp_buf_wire_enc(const struct lp_buf *b);
 void lp_buf_set_wire_enc(struct lp_buf *b, uint16_t enc);
 #define LP_SIG_XDR     0x10000000
 #define LP_SIG_INPLACE 0x20000000
-#define LP_DSIG	       DSIG_NATIVE /* this build's (proto/dsig.h) */
 
 #endif /* LPVM_BUF_H */

@@ -47,7 +47,7 @@ static int ctl_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		wire_wr_str(&w, d->hostname);
 		wire_wr_str(&w, d->arch);
 		wire_wr_i32(&w, PVMD_SPEED);
-		wire_wr_i32(&w, PVMD_DSIG);
+		wire_wr_i32(&w, DSIG_NATIVE);
 	} else {
 		int n = 0, narch = 0;
 		const char *archs[64];
@@ -143,7 +143,7 @@ struct host *host_new(struct pvmd *d, int no)
 		return NULL;
 	h->no = no;
 	h->speed = PVMD_SPEED;
-	h->dsig = PVMD_DSIG;
+	h->dsig = DSIG_NATIVE;
 	d->hosts->hosts[no] = h;
 	return h;
 }

@@ -579,7 +579,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	h->no = no;
 	h->state = HOST_STARTING;
 	h->speed = o->sp > 0 ? o->sp : PVMD_SPEED;
-	h->dsig = PVMD_DSIG;
+	h->dsig = DSIG_NATIVE;
 	snprintf(h->name, sizeof h->name, "%s", o->name);
 	d->hosts->hosts[no] = h;
 	s->h = h;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "proto/auth.h"
+#include "proto/dsig.h"
 #include "pvmd/host/host.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/loop.h"

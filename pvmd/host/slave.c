@@ -158,6 +158,6 @@ void host_read_startup_args(struct pvmd *d, int argc, char **argv)
 void slave_report_ok(struct pvmd *d)
 {
 	printf("ok %s:%d %s %d %s\n", *d->ip ? d->ip : "127.0.0.1",
-	       d->hosts->port, d->arch, PVMD_DSIG, d->hosts->client_ip);
+	       d->hosts->port, d->arch, DSIG_NATIVE, d->hosts->client_ip);
 	fflush(stdout);
 }
