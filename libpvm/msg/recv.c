@@ -350,10 +350,13 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 	/* the message's bytes as they are, whatever its encoding; the active
 	 * receive buffer is not touched */
 	lp_rxq_unlink(b);
+	size_t mlen = b->len; /* the message's length here, in bytes */
 	if (b->enc != PvmDataDefault && b->fmt != DSIG_FMT_NATIVE) {
-		/* from a host of another data format: converted by type */
+		/* from a host of another data format: converted by type, and
+		 * its length is what its items take here */
 		enum lp_type t = (enum lp_type)lp_dtype_type(datatype);
 		size_t k = b->len / lp_fmt_size(t, b->fmt);
+		mlen = k * sz;
 		if (k > (size_t)len)
 			k = (size_t)len;
 		r = lp_convert(t, b->fmt, b->data, buf, (int)k, 1);
@@ -372,7 +375,7 @@ int pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid,
 	if (atag)
 		*atag = b->tag;
 	if (alen)
-		*alen = b->len > (size_t)0x7fffffff ? 0x7fffffff : (int)b->len;
+		*alen = mlen > (size_t)0x7fffffff ? 0x7fffffff : (int)mlen;
 	lp_buf_free(b);
 	return 0;
 }
