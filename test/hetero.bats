@@ -147,6 +147,11 @@ hx_start() {
 		cat "$BATS_TEST_TMPDIR/start.out"
 		return 1
 	}
+	hx_verify
+}
+
+# hx_verify: the three hosts are what they claim
+hx_verify() {
 	# every test first proves each host is what it claims: its pvmd's
 	# ELF machine and byte order, and conf's ARCH and DSIG
 	hx_pvmd_is 1 62/L
@@ -154,9 +159,20 @@ hx_start() {
 	hx_pvmd_is 3 3/L
 	local conf
 	conf=$(echo conf | on_host 1 timeout -k 2 10 "$CONSOLE" 2>/dev/null)
-	printf '%s\n' "$conf" | grep -Eq '^ +h1 +40000 +LINUX64 +1000 +0x00408c41$'
-	printf '%s\n' "$conf" | grep -Eq '^ +h2 +80000 +LINUXS390 +1000 +0x0658ef59$'
-	printf '%s\n' "$conf" | grep -Eq '^ +h3 +c0000 +LINUX +1000 +0x00408841$'
+	printf '%s\n' "$conf" | grep -Eq '^ +h1 +[0-9a-f]+ +LINUX64 +1000 +0x00408c41$'
+	printf '%s\n' "$conf" | grep -Eq '^ +h2 +[0-9a-f]+ +LINUXS390 +1000 +0x0658ef59$'
+	printf '%s\n' "$conf" | grep -Eq '^ +h3 +[0-9a-f]+ +LINUX +1000 +0x00408841$'
+	# and a task on each host: its own byte order, sizeof(long) and the
+	# ELF machine of its program (pt_arch, from each host's spawn path)
+	local out
+	out=$(on_host 1 timeout -k 5 60 "$B/test/progs/pt_arch" h1 h2 h3) || {
+		echo "pt_arch h1 h2 h3: $out"
+		return 1
+	}
+	[ "$out" = "h1: $(hx_is h1) there=ok back=ok
+h2: $(hx_is h2) there=ok back=ok
+h3: $(hx_is h3) there=ok back=ok
+mcast to 3: ok" ] || { echo "pt_arch h1 h2 h3: $out"; return 1; }
 }
 
 # hx_debian_ep PROG...: directories ep1 (x86_64), ep2 (s390x) and ep3
@@ -166,6 +182,10 @@ hx_debian_ep() {
 	for k in 1 2 3; do
 		mkdir -p "$BATS_TEST_TMPDIR/ep$k"
 	done
+	# (and pt_arch, with which every test proves what each host is)
+	ln -sf "$B/test/progs/pt_arch" "$BATS_TEST_TMPDIR/ep1/pt_arch"
+	ln -sf "$HX_S390X/test/progs/pt_arch" "$BATS_TEST_TMPDIR/ep2/pt_arch"
+	ln -sf "$HX_I386/test/progs/pt_arch" "$BATS_TEST_TMPDIR/ep3/pt_arch"
 	for p in "$@"; do
 		ln -sf "/usr/bin/$p" "$BATS_TEST_TMPDIR/ep1/$p"
 		ln -sf "$HX_S390X_ROOT/usr/bin/$p" "$BATS_TEST_TMPDIR/ep2/$p"
@@ -204,64 +224,216 @@ hx_pvmd_is() {
 	[[ "$output" == *"3 hosts, 3 data formats"* ]]
 }
 
-@test "a task on each host reports its own byte order and long, and every type in PvmDataDefault crosses both ways bit for bit" {
-	hx_start
-	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" h1 h2 h3
-	show
-	[ "$status" -eq 0 ]
-	output_is "h1: little-endian long=8 elf=x86-64 there=ok back=ok
-h2: big-endian long=8 elf=s390 there=ok back=ok
-h3: little-endian long=4 elf=i386 there=ok back=ok"
+# what a copy of pt_arch on host hK reports of itself
+hx_is() {
+	case $1 in
+	h1) echo "little-endian long=8 elf=x86-64" ;;
+	h2) echo "big-endian long=8 elf=s390" ;;
+	h3) echo "little-endian long=4 elf=i386" ;;
+	esac
 }
 
-@test "PvmTaskArch places a task on a host of that architecture; the direct route between unlike hosts carries every type too" {
+# hx_arch K ROUTE ENC HOST...: host K's own pt_arch, run there, exchanges
+# every type in ENC (pt_arch -e) with a copy on each HOST and mcasts it to
+# all of them, on ROUTE (pvmd or direct): every check passes, and the
+# messages of the copies went the way asked.
+hx_arch() {
+	local k=$1 route=$2 e=$3 h want prog report=$BATS_TEST_TMPDIR/carried.$1.$2.$3
+	shift 3
+	case $k in
+	1) prog=$B/test/progs/pt_arch ;;
+	2) prog=$HX_S390X/test/progs/pt_arch ;;
+	3) prog=$HX_I386/test/progs/pt_arch ;;
+	esac
+	want=$(for h in "$@"; do echo "$h: $(hx_is "$h") there=ok back=ok"; done
+		echo "mcast to $#: ok")
+	run on_host "$k" env QEMU_LD_PREFIX="$HX_S390X_ROOT" \
+		LD_LIBRARY_PATH="$HX_I386_ROOT/usr/lib/i386-linux-gnu" \
+		PVM_TRAN_REPORT="$report" PVM_EXPORT=PVM_TRAN_REPORT \
+		timeout -k 5 120 "$prog" $([ "$route" = direct ] && echo -d) -e "$e" "$@"
+	echo "# h$k -> $* $route $e: $(tr '\n' ' ' <"$report")"
+	show
+	[ "$status" -eq 0 ]
+	output_is "$want"
+	# (the first message to a copy is before it can connect back)
+	if [ "$route" = direct ]; then
+		[ "$(sh "$S/test/tran-carried.sh" "$report" direct)" -ge $((3 * $#)) ]
+	else
+		[ "$(sh "$S/test/tran-carried.sh" "$report" direct)" -eq 0 ]
+	fi
+}
+
+@test "a task on each host reports its own byte order and long, and every type in PvmDataDefault crosses both ways bit for bit" {
+	hx_start
+	hx_arch 1 pvmd default h1 h2 h3
+}
+
+@test "PvmTaskArch places a task on a host of that architecture" {
 	hx_start
 	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" arch=LINUXS390 arch=LINUX arch=LINUX64
 	show
 	[ "$status" -eq 0 ]
-	output_is "arch=LINUXS390: big-endian long=8 elf=s390 there=ok back=ok
-arch=LINUX: little-endian long=4 elf=i386 there=ok back=ok
-arch=LINUX64: little-endian long=8 elf=x86-64 there=ok back=ok"
-	# every task appends what each transport carried to one report (its
-	# directory is seen by every host), exported to the spawned copies
-	local report=$BATS_TEST_TMPDIR/carried
-	run on_host 1 env PVM_TRAN_REPORT="$report" PVM_EXPORT=PVM_TRAN_REPORT \
-		timeout -k 5 120 "$B/test/progs/pt_arch" -d h2 h3
-	show
-	[ "$status" -eq 0 ]
-	output_is "h2: big-endian long=8 elf=s390 there=ok back=ok
-h3: little-endian long=4 elf=i386 there=ok back=ok"
-	sed "s/^/# carried: /" "$report" >&3
-	# 1 message to each copy, 2 from each: all but the first went direct
-	[ "$(sh "$S/test/tran-carried.sh" "$report" direct)" -ge 4 ]
+	output_is "arch=LINUXS390: $(hx_is h2) there=ok back=ok
+arch=LINUX: $(hx_is h3) there=ok back=ok
+arch=LINUX64: $(hx_is h1) there=ok back=ok
+mcast to 3: ok"
 }
 
-@test "Raw, InPlace and psend between unlike hosts: the receiver converts byte order and long, and a long past 32 bits gives PvmOverflow on i686" {
+# Raw, InPlace and psend: the receiver converts byte order and long, and
+# Raw and InPlace from a 64-bit task carry a long of 2^40, PvmOverflow on
+# i686 (pt_arch).  Each pair of architectures both ways: h1 with h2 and
+# h3, then h2 (s390x) with h3.
+@test "every encoding (Default, packf, Raw, InPlace, psend) between every pair of architectures both ways, on the pvmd route, and pvm_mcast" {
 	hx_start
 	local e
-	for e in raw inplace psend; do
-		run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" -e "$e" h2 h3
-		show
-		[ "$status" -eq 0 ]
-		output_is "h2: big-endian long=8 elf=s390 there=ok back=ok
-h3: little-endian long=4 elf=i386 there=ok back=ok"
+	for e in default packf raw inplace psend; do
+		hx_arch 1 pvmd "$e" h2 h3
+		hx_arch 2 pvmd "$e" h3
 	done
-	# on the direct route, and between the two unlike slaves
-	run on_host 1 timeout -k 5 120 "$B/test/progs/pt_arch" -d -e raw h2 h3
-	show
-	[ "$status" -eq 0 ]
-	[ "$(printf '%s\n' "$output" | grep -c 'there=ok back=ok$')" -eq 2 ]
-	run on_host 2 env QEMU_LD_PREFIX="$HX_S390X_ROOT" timeout -k 5 180 \
-		"$HX_S390X/test/progs/pt_arch" -e raw h3
-	show
-	[ "$status" -eq 0 ]
-	output_is "h3: little-endian long=4 elf=i386 there=ok back=ok"
 }
 
-@test "Debian's x86_64 master1 gets correct results from Debian's s390x and i386 slave1 on our libraries" {
+@test "every encoding (Default, packf, Raw, InPlace, psend) between every pair of architectures both ways, on the direct route, and pvm_mcast" {
+	hx_start
+	local e
+	for e in default packf raw inplace psend; do
+		hx_arch 1 direct "$e" h2 h3
+		hx_arch 2 direct "$e" h3
+	done
+}
+
+# hx_prog K NAME: host K's own build of test program NAME
+hx_prog() {
+	case $1 in
+	1) echo "$B/test/progs/$2" ;;
+	2) echo "$HX_S390X/test/progs/$2" ;;
+	3) echo "$HX_I386/test/progs/$2" ;;
+	esac
+}
+
+# hx_run K CMD...: CMD on host K with what the programs of any of the
+# three architectures need to start there
+hx_run() {
+	local k=$1
+	shift
+	on_host "$k" env QEMU_LD_PREFIX="$HX_S390X_ROOT" \
+		LD_LIBRARY_PATH="$HX_I386_ROOT/usr/lib/i386-linux-gnu" "$@"
+}
+
+# hx_ourlibs K: LD_LIBRARY_PATH for a Debian program of host K's
+# architecture to run on our libraries (and the sysroot's)
+hx_ourlibs() {
+	case $1 in
+	1) echo "$OURLIB:$OURGLIB" ;;
+	2) echo "$HX_S390X/libpvm/.libs:$HX_S390X/libpvm/group/.libs" ;;
+	3) echo "$HX_I386/libpvm/.libs:$HX_I386/libpvm/group/.libs:$HX_I386_ROOT/usr/lib/i386-linux-gnu" ;;
+	esac
+}
+
+# hx_svc K HOST...: pt_hxsvc of host K, run there, with copies on HOSTs
+hx_svc() {
+	local k=$1 h tids t
+	shift
+	run hx_run "$k" timeout -k 5 120 "$(hx_prog "$k" pt_hxsvc)" "$@"
+	show
+	[ "$status" -eq 0 ]
+	for h in "$@"; do
+		printf '%s\n' "$output" | grep -qx "$h: mbox=ok mbox-back=ok mhf=ok mhf-back=ok ctx=ok"
+	done
+	printf '%s\n' "$output" | grep -qx "notify: ok"
+	! printf '%s\n' "$output" | grep -q FAIL || false
+	# each copy's stdout came back framed with its tid, from its host:
+	# its own byte order and long
+	for h in "$@"; do
+		t=$(printf '%s\n' "$output" | sed -n "s/^\[t\([0-9a-f]*\)\] $(hx_is "$h" | sed 's/ elf=.*//' | sed 's/^/hx: /')\$/\1/p" |
+			while read -r t; do [ $((0x$t >> 18)) -eq "${h#h}" ] && echo "$t"; done)
+		[ -n "$t" ] || { echo "no output line from $h"; return 1; }
+	done
+}
+
+@test "ordering under load over the three architectures: 6 workers, Default, Raw and InPlace in turn, the route switched to direct mid-way" {
+	hx_start
+	local k
+	run on_host 1 timeout -k 5 200 "$B/test/progs/pt_order" 6 2000 switch
+	show
+	[ "$status" -eq 0 ]
+	! grep -q FAIL <<<"$output" || false
+	# the workers were spread over the hosts, each from its own tree
+	for k in 2 3; do
+		run on_host "$k" grep -c "spawned .*cross-build/.*/pt_order " "$VMDIR/pvmd.log"
+		show
+		[ "$output" -ge 1 ]
+	done
+}
+
+@test "unlike hosts added by console add (a '&' hostfile line) and pvm_addhosts with options; each finds its own binaries in \$HOME/pvm3/bin/\$PVM_ARCH" {
+	local home=$BATS_TEST_TMPDIR/home k a hf=$BATS_TEST_TMPDIR/hostfile
+	# one layout for every host, as in the reference: the programs of
+	# each architecture under its name; each pvmd's HOME is $home
+	for k in 1 2 3; do
+		a=$(case $k in 1) echo LINUX64 ;; 2) echo LINUXS390 ;; 3) echo LINUX ;; esac)
+		mkdir -p "$home/pvm3/bin/$a"
+		ln -s "$(hx_prog "$k" pt_arch)" "$home/pvm3/bin/$a/pt_arch"
+		printf '#!/bin/sh\nHOME=%s exec %s "$@"\n' "$home" \
+			"$HX_DIR/dx-$(case $k in 2) echo s390x ;; *) echo i386 ;; esac)" \
+			>"$BATS_TEST_TMPDIR/dx$k"
+		chmod 755 "$BATS_TEST_TMPDIR/dx$k"
+	done
+	echo "&h3 dx=$BATS_TEST_TMPDIR/dx3" >"$hf"
+	on_host 1 env HOME="$home" timeout -k 5 60 "$B/pvmd/pvmd" "$hf" </dev/null \
+		>"$BATS_TEST_TMPDIR/start.out" 2>&1 || { cat "$BATS_TEST_TMPDIR/start.out"; return 1; }
+	wait_until 30 hx_hosts 1
+	# the console adds the i686 host by its '&' line's options
+	run on_host 1 timeout -k 5 60 "$CONSOLE" <<<"add h3"
+	show
+	printf '%s\n' "$output" | grep -Eq '^1 successful$'
+	# a task adds the s390x one, its options in the name
+	run on_host 1 timeout -k 5 60 "$B/test/progs/pt_notify" addhost "h2 dx=$BATS_TEST_TMPDIR/dx2"
+	show
+	output_is "addhost h2 dx=$BATS_TEST_TMPDIR/dx2 = 1 (0)"
+	wait_until 30 hx_hosts 3
+	hx_verify
+	# no ep= anywhere: each host spawns from $HOME/pvm3/bin/$PVM_ARCH
+	run on_host 1 env HOME="$home" timeout -k 5 120 "$home/pvm3/bin/LINUX64/pt_arch" h1 h2 h3
+	show
+	[ "$status" -eq 0 ]
+	output_is "h1: $(hx_is h1) there=ok back=ok
+h2: $(hx_is h2) there=ok back=ok
+h3: $(hx_is h3) there=ok back=ok
+mcast to 3: ok"
+	on_host 2 grep -q "spawned .*/pvm3/bin/LINUXS390/pt_arch" "$VMDIR/pvmd.log"
+	on_host 3 grep -q "spawned .*/pvm3/bin/LINUX/pt_arch" "$VMDIR/pvmd.log"
+}
+
+@test "mailbox, message handlers, contexts, output collection, kill and exit notifies between unlike hosts" {
+	hx_start
+	# an x86_64 first task with copies on s390x and i686, then an i686
+	# one (its entries and messages in ILP32 order) with copies on both
+	# others
+	hx_svc 1 h2 h3
+	hx_svc 3 h2 h1
+}
+
+@test "two s390x tasks on the emulated host: shared memory and large messages into a waiting pvm_precv, where qemu-user lacks process_vm_readv" {
+	hx_start
+	local e report=$BATS_TEST_TMPDIR/stream
+	for e in default raw inplace psend; do
+		hx_arch 2 pvmd "$e" h2
+	done
+	# the ways a large message reaches a waiting pvm_precv on one host,
+	# every byte checked, both tasks s390x under qemu
+	run hx_run 2 env PVM_TRAN_REPORT="$report" PVM_EXPORT=PVM_TRAN_REPORT \
+		timeout -k 5 120 "$(hx_prog 2 pt_stream)" paths
+	show
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"paths: "*" checks passed, 0 failed"* ]]
+	sed "s/^/# carried: /" "$report" >&3
+	[ "$(sh "$S/test/tran-carried.sh" "$report" shm)" -ge 60 ]
+}
+
+@test "Debian's master1 of each architecture gets correct results from Debian's slave1 of all three on our libraries" {
 	local k who
 	[ -x /usr/bin/master1 ] || skip "pvm-examples is not installed (/usr/bin/master1)"
-	hx_debian_ep slave1
+	hx_debian_ep slave1 master1
 	# they are Debian's, of each architecture
 	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep2/slave1")" = 22/B ]
 	[ "$(hx_elf "$BATS_TEST_TMPDIR/ep3/slave1")" = 3/L ]
@@ -278,6 +450,18 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 	# each slave host ran Debian's slave1 of its architecture
 	for k in 2 3; do
 		on_host "$k" grep -q "spawned .*/ep$k/slave1" "$VMDIR/pvmd.log"
+	done
+	# Debian's s390x master1 on h2 and its i386 one on h3, each on our
+	# library of its architecture, with slaves of all three
+	for k in 2 3; do
+		run hx_run "$k" LD_LIBRARY_PATH="$(hx_ourlibs "$k")" timeout -k 5 120 \
+			"$BATS_TEST_TMPDIR/ep$k/master1"
+		show
+		[ "$status" -eq 0 ]
+		[ "${lines[0]}" = "Spawning 9 worker tasks ... SUCCESSFUL" ]
+		for who in 0 1 2 3 4 5 6 7 8; do
+			printf '%s\n' "$output" | grep -Eq "^I got ([0-9.]+) from $who; \(expecting \1\)\$"
+		done
 	done
 }
 
@@ -321,16 +505,70 @@ h3: little-endian long=4 elf=i386 there=ok back=ok"
 			timeout -k 5 120 "$HX_I386/test/progs/pt_arch" -e "$e" h1
 		show
 		[ "$status" -eq 0 ]
-		output_is "h1: little-endian long=8 elf=x86-64 there=ok back=ok"
+		output_is "h1: $(hx_is h1) there=ok back=ok
+mcast to 1: ok"
 	done
 	sed "s/^/# carried: /" "$report" >&3
 	[ "$(sh "$S/test/tran-carried.sh" "$report" shm)" -ge 20 ]
 }
 
-@test "an s390x host cut off the network is noticed and leaves the machine" {
+# hx_gone: no pvmd or task of this machine on any host, and of its
+# files only the log (and the lock file beside it) and no inbox in the
+# host's /dev/shm
+hx_gone() {
+	local k left
+	for k in 1 2 3; do
+		host_no_pvmd "$k" || return 1
+		left=$(on_host "$k" sh -c "ls -A '$VMDIR'; ls /dev/shm | grep -F '$(inbox_prefix)'" |
+			grep -vx 'pvmd.log\|pvmd.lock')
+		[ -z "$left" ] || { echo "h$k: $left"; return 1; }
+	done
+	[ -z "$(vm_pids "$PVM_VMID")" ]
+}
+
+@test "halt from the console stops the pvmds and tasks of every architecture and leaves nothing behind" {
+	hx_start
+	run on_host 1 timeout -k 5 30 "$CONSOLE" <<<"spawn -h2 pt_hxsvc -sleep
+spawn -h3 pt_hxsvc -sleep"
+	show
+	[ "$(printf '%s\n' "$output" | grep -c '^1 successful$')" -eq 2 ]
+	# a sleeper of each architecture runs (s390x under qemu)
+	pgrep -f "$HX_S390X/test/progs/pt_hxsvc -sleep"
+	pgrep -f "$HX_I386/test/progs/pt_hxsvc -sleep"
+	run on_host 1 timeout -k 5 30 "$CONSOLE" <<<halt
+	show
+	wait_until 20 hx_gone
+	! pgrep -f "test/progs/pt_hxsvc -sleep" || false
+}
+
+@test "an s390x host cut off the network: an i686 task gets the notifies of its task and of the host, in order, and the host leaves the machine" {
 	export PVM_HOST_TIMEOUT=1500
 	hx_start
+	local out=$BATS_TEST_TMPDIR/out t0 t1 pid
+	# h3's own pt_notify, its partner "a" the s390x one on h2
+	on_host_bg 3 env LD_LIBRARY_PATH="$HX_I386_ROOT/usr/lib/i386-linux-gnu" \
+		timeout -k 5 60 "$(hx_prog 3 pt_notify)" spawnon a h2 \
+		notify HD 90 a notify TE 91 a notify HD 92 d2 notify HD 93 me \
+		mark armed recv 30 3 recv 1 0 >"$out" 2>&1 </dev/null
+	pid=$HOSTS_BG_PID
+	wait_until 30 grep -qx armed "$out"
+	t0=$(date +%s%N)
 	host_cut 2
+	wait "$pid" || true
+	t1=$(date +%s%N)
+	echo "# h2 cut off, its notifies on h3 after $(((t1 - t0) / 1000000)) ms" >&3
+	output=$(cat "$out")
+	output_is "spawn a ready
+notify HD 90 a = 0
+notify TE 91 a = 0
+notify HD 92 d2 = 0
+notify HD 93 me = 0
+armed
+got tag 90 src d0 body a
+got tag 91 src d0 body a
+got tag 92 src d0 body d2
+recv: 3
+recv: 0"
 	wait_until 30 hx_hosts 2
 	run on_host 1 timeout -k 2 10 "$CONSOLE" <<<conf
 	show

@@ -2,14 +2,15 @@
  * pt_arch.c - what a task runs on, and PvmDataDefault between unlike
  * hosts (hetero.bats, docs/hetero.md).
  *
- *   pt_arch [-d] [-e default|raw|inplace|psend] WHERE...
+ *   pt_arch [-d] [-e default|packf|raw|inplace|psend] WHERE...
  *                              WHERE: a host name, or arch=ARCH
  *
  * Spawns a copy of itself on each host named (PvmTaskHost), or on a host
  * of architecture ARCH (PvmTaskArch): its own binary there, from that
  * host's spawn path.  -d: the messages take the direct route
  * (PvmRouteDirect, in both tasks).  -e: how the data travels, both ways
- * (default PvmDataDefault): packed in PvmDataRaw or PvmDataInPlace (each
+ * (default PvmDataDefault): in PvmDataDefault by one pvm_packf and
+ * pvm_unpackf, packed in PvmDataRaw or PvmDataInPlace (each
  * side packs its own format; the receiver converts), or one array per
  * pvm_psend (and a large array of longs), received with pvm_precv by its
  * type.  Raw and InPlace from
@@ -21,8 +22,10 @@
  * every type with edge values packed in PvmDataDefault, checks every bit, and
  * sends back what it unpacked, packed again; the first task checks that too.
  * Prints one line per host: HOST: ORDER long=N elf=MACHINE there=ok back=ok
- * ("there": the copy's check; "back": the first task's) and exits 0 only
- * if every check passed.  Spawned, its arguments are -copy, the
+ * ("there": the copy's check; "back": the first task's).  Then one
+ * pvm_mcast of the same data to every copy (psend: in PvmDataDefault),
+ * each copy checking it: "mcast to N: ok", or the hosts and what failed.
+ * Exits 0 only if every check passed.  Spawned, its arguments are -copy, the
  * encoding, 0 or 1 (a long of 2^40 follows), and -d or nothing.
  */
 #include <float.h>
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pvm3.h>
 
@@ -40,6 +44,9 @@
 #define TAG_DATA   2
 #define TAG_BACK   3
 #define TAG_STATUS 4
+#define TAG_MCAST  5
+#define TAG_MSTAT  6
+#define MAXH	   16
 #define WAIT_S	   60
 
 struct data {
@@ -88,12 +95,20 @@ static void fill(struct data *d)
 	strcpy(d->str, "heterogeneous: every type, every bit");
 }
 
-static int enc = PvmDataDefault, use_psend;
+static int enc = PvmDataDefault, use_psend, use_packf;
 static const long big_long = (long)((1ULL << 40) & (unsigned long)-1);
 
 /* InPlace packs no strings (man 3 pvm_pack): the text goes as bytes. */
 static int pack(const struct data *d)
 {
+	if (use_packf)
+		return pvm_packf(
+			       "%+ %256c %*hd %*hud %*d %*ud %*ld %*lud %*f %*lf "
+			       "%*x %*lx %s",
+			       PvmDataDefault, d->bytes, N, d->shorts, N,
+			       d->ushorts, N, d->ints, N, d->uints, N, d->longs,
+			       N, d->ulongs, N, d->floats, N, d->doubles, N,
+			       d->cplx, N, d->dcplx, d->str) < 0;
 	return pvm_pkbyte((char *)d->bytes, 256, 1) ||
 	       pvm_pkshort((short *)d->shorts, N, 1) ||
 	       pvm_pkushort((unsigned short *)d->ushorts, N, 1) ||
@@ -112,6 +127,14 @@ static int pack(const struct data *d)
 static int unpack(struct data *d)
 {
 	memset(d, 0, sizeof *d);
+	if (use_packf)
+		return pvm_unpackf(
+			       "%256c %*hd %*hud %*d %*ud %*ld %*lud %*f %*lf "
+			       "%*x %*lx %s",
+			       d->bytes, N, d->shorts, N, d->ushorts, N,
+			       d->ints, N, d->uints, N, d->longs, N, d->ulongs,
+			       N, d->floats, N, d->doubles, N, d->cplx, N,
+			       d->dcplx, d->str) < 0;
 	return pvm_upkbyte(d->bytes, 256, 1) || pvm_upkshort(d->shorts, N, 1) ||
 	       pvm_upkushort(d->ushorts, N, 1) || pvm_upkint(d->ints, N, 1) ||
 	       pvm_upkuint(d->uints, N, 1) || pvm_upklong(d->longs, N, 1) ||
@@ -142,9 +165,13 @@ static int recv_from(int tid, int tag)
 	return pvm_trecv(tid, tag, &tmout);
 }
 
-/* psend also moves one large array of longs (64 KiB or more: enough for
- * the shared-memory route's single copy into a waiting pvm_precv). */
-#define NBIG 16384
+/* psend also moves one large array of NSENT longs (32 KiB or more:
+ * enough for the shared-memory route's single copy into a waiting
+ * pvm_precv), received into room for NBIG: what an LP64 task sends fits
+ * in what an ILP32 one posts, as bytes, so only the check of the data
+ * format keeps it from landing there unconverted. */
+#define NBIG  16384
+#define NSENT (NBIG / 2)
 static long bigarr[NBIG];
 
 static void fill_big(void)
@@ -153,10 +180,13 @@ static void fill_big(void)
 		bigarr[i] = (long)i * 3 - 20000;
 }
 
-/* Sends d to tid: one message in `enc`, or one pvm_psend per array.
- * `big`: a long of 2^40 follows (Raw and InPlace). */
-static int send_data(int tid, int tag, const struct data *d, int big)
+/* Sends d to the n tids: one message in `enc` (pvm_send, or pvm_mcast
+ * to several), or one pvm_psend per array to one.  `big`: a long of 2^40
+ * follows (Raw and InPlace). */
+static int send_data(const int *tids, int n, int tag, const struct data *d,
+		     int big)
 {
+	int tid = tids[0];
 	if (use_psend) {
 #define PS(f, n, type)                                                         \
 	if (pvm_psend(tid, tag, (void *)d->f, n, type) < 0)                    \
@@ -164,12 +194,18 @@ static int send_data(int tid, int tag, const struct data *d, int big)
 		PSENDS(PS)
 #undef PS
 		fill_big();
-		return pvm_psend(tid, tag, bigarr, NBIG, PVM_LONG) < 0 ? -1 : 0;
+		/* the receiver is waiting in pvm_precv for it by now: on one
+		 * host, a posted receive of another format must not take the
+		 * single copy */
+		struct timespec pause = {0, 100 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+		return pvm_psend(tid, tag, bigarr, NSENT, PVM_LONG) < 0 ? -1
+									: 0;
 	}
 	pvm_initsend(enc);
 	if (pack(d) || (big && pvm_pklong((long *)&big_long, 1, 1)))
 		return -1;
-	return pvm_send(tid, tag);
+	return n == 1 ? pvm_send(tid, tag) : pvm_mcast((int *)tids, n, tag);
 }
 
 /* Receives what send_data sent into d (the fields psend does not carry
@@ -185,12 +221,24 @@ static const char *recv_data(int tid, int tag, struct data *d, int big)
 		PSENDS(PR)
 #undef PR
 		memset(bigarr, 0, sizeof bigarr);
+		/* its length in this host's longs, whoever sent it */
+		int alen = -1;
 		if (pvm_precv(tid, tag, bigarr, NBIG, PVM_LONG, NULL, NULL,
-			      NULL) < 0)
+			      &alen) < 0)
 			return "precv big longs";
-		for (int i = 0; i < NBIG; i++)
-			if (bigarr[i] != (long)i * 3 - 20000)
-				return "big longs";
+		if (alen != NSENT * (int)sizeof(long)) {
+			static char why[64];
+			snprintf(why, sizeof why, "precv big longs: length %d",
+				 alen);
+			return why;
+		}
+		for (int i = 0; i < NSENT; i++)
+			if (bigarr[i] != (long)i * 3 - 20000) {
+				static char why[64];
+				snprintf(why, sizeof why, "big longs [%d] %ld",
+					 i, bigarr[i]);
+				return why;
+			}
 		return NULL;
 	}
 	if (recv_from(tid, tag) <= 0)
@@ -254,6 +302,15 @@ static const char *elf_machine(void)
 	}
 }
 
+/* The mcast carries what one pvm_send would (psend: PvmDataDefault). */
+static void mcast_mode(void)
+{
+	if (use_psend) {
+		use_psend = 0;
+		enc = PvmDataDefault;
+	}
+}
+
 static int copy(int parent, int big)
 {
 	const uint16_t one = 1;
@@ -271,9 +328,17 @@ static int copy(int parent, int big)
 	pvm_initsend(PvmDataDefault);
 	pvm_pkstr(bad ? (char *)bad : "ok");
 	pvm_send(parent, TAG_STATUS);
-	send_data(parent, TAG_BACK, &d, 0);
+	send_data(&parent, 1, TAG_BACK, &d, 0);
+
+	mcast_mode();
+	const char *mbad = recv_data(parent, TAG_MCAST, &d, big);
+	if (!mbad)
+		mbad = differs(&d);
+	pvm_initsend(PvmDataDefault);
+	pvm_pkstr(mbad ? (char *)mbad : "ok");
+	pvm_send(parent, TAG_MSTAT);
 	pvm_exit();
-	return bad != NULL;
+	return bad != NULL || mbad != NULL;
 }
 
 /* The encoding named by -e (sets enc and use_psend); 0 or -1. */
@@ -281,6 +346,8 @@ static int set_mode(const char *m)
 {
 	if (!strcmp(m, "default"))
 		enc = PvmDataDefault;
+	else if (!strcmp(m, "packf"))
+		use_packf = 1;
 	else if (!strcmp(m, "raw"))
 		enc = PvmDataRaw;
 	else if (!strcmp(m, "inplace"))
@@ -314,7 +381,8 @@ int main(int argc, char **argv)
 	}
 	if (argc <= a || set_mode(mode) < 0) {
 		fprintf(stderr,
-			"usage: pt_arch [-d] [-e default|raw|inplace|psend] HOST|arch=ARCH...\n");
+			"usage: pt_arch [-d] [-e default|packf|raw|inplace|psend] "
+			"HOST|arch=ARCH...\n");
 		return 2;
 	}
 	if (pvm_mytid() < 0)
@@ -325,9 +393,12 @@ int main(int argc, char **argv)
 	int big = enc != PvmDataDefault && !use_psend && sizeof(long) == 8;
 	char *args[] = {"-copy", (char *)mode, big ? "1" : "0",
 			direct ? "-d" : NULL, NULL};
-	int fails = 0;
+	int fails = 0, tids[MAXH], nt = 0;
+	const char *names[MAXH];
 	struct data d;
 	fill(&d);
+	if (argc - a > MAXH)
+		argc = a + MAXH;
 	for (int h = a; h < argc; h++) {
 		int tid = 0, byarch = !strncmp(argv[h], "arch=", 5);
 		if (pvm_spawn("pt_arch", args,
@@ -344,7 +415,9 @@ int main(int argc, char **argv)
 			pvm_upkint(&lsize, 1, 1);
 			pvm_upkstr(machine);
 		}
-		send_data(tid, TAG_DATA, &d, big);
+		tids[nt] = tid;
+		names[nt++] = argv[h];
+		send_data(&tid, 1, TAG_DATA, &d, big);
 		if (recv_from(tid, TAG_STATUS) > 0)
 			pvm_upkstr(there);
 		struct data back;
@@ -354,6 +427,22 @@ int main(int argc, char **argv)
 		printf("%s: %s long=%d elf=%s there=%s back=%s\n", argv[h],
 		       order, lsize, machine, there, bad ? bad : "ok");
 		fails += bad != NULL || strcmp(there, "ok") != 0;
+	}
+	if (nt > 0) {
+		mcast_mode();
+		int mfails = send_data(tids, nt, TAG_MCAST, &d, big) < 0;
+		printf("mcast to %d:", nt);
+		for (int k = 0; k < nt; k++) {
+			char st[64] = "no answer";
+			if (recv_from(tids[k], TAG_MSTAT) > 0)
+				pvm_upkstr(st);
+			if (strcmp(st, "ok")) {
+				printf(" %s=%s", names[k], st);
+				mfails++;
+			}
+		}
+		printf("%s\n", mfails ? "" : " ok");
+		fails += mfails;
 	}
 	pvm_exit();
 	return fails != 0;

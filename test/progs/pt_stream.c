@@ -44,7 +44,8 @@ static int spawn1(const char *mode, char *arg)
 {
 	char *av[] = {(char *)mode, arg, NULL};
 	int tid = 0;
-	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
+	/* on this host: the paths under test are its shared memory's */
+	int n = pvm_spawn(ME, av, PvmTaskHost, ".", 1, &tid);
 	return n == 1 ? tid : -1;
 }
 
