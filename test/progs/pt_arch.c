@@ -13,20 +13,22 @@
  * pvm_unpackf, packed in PvmDataRaw or PvmDataInPlace (each
  * side packs its own format; the receiver converts), or one array per
  * pvm_psend (and a large array of longs), received with pvm_precv by its
- * type.  Raw and InPlace from
- * a 64-bit first task also carry a long of 2^40: a copy with a 32-bit
- * long must get PvmOverflow for it, one with a 64-bit long the value.  Each
- * copy reports what it runs on, measured by itself (byte order, sizeof(long),
- * and the ELF machine of its own program, /proc/self/exe, which qemu-user
- * answers with the program it runs, not itself), then receives a message of
- * every type with edge values packed in PvmDataDefault, checks every bit, and
- * sends back what it unpacked, packed again; the first task checks that too.
+ * type.  Raw, InPlace and psend from an LP64 first task also carry longs
+ * of 2^40 and -2^40 (Raw and InPlace an unsigned long past 2^63 too): a
+ * copy with a 32-bit long must get PvmOverflow for them, one with a 64-bit
+ * long the values; in PvmDataDefault the first task checks that packing
+ * such a long gives PvmOverflow.  Each copy reports what it runs on,
+ * measured by itself (byte order, sizeof(long), and the ELF machine of its
+ * own program, /proc/self/exe, which qemu-user answers with the program it
+ * runs, not itself), then receives a message of every type with edge
+ * values, checks every bit, and sends back what it unpacked, packed again;
+ * the first task checks that too.
  * Prints one line per host: HOST: ORDER long=N elf=MACHINE there=ok back=ok
  * ("there": the copy's check; "back": the first task's).  Then one
  * pvm_mcast of the same data to every copy (psend: in PvmDataDefault),
  * each copy checking it: "mcast to N: ok", or the hosts and what failed.
  * Exits 0 only if every check passed.  Spawned, its arguments are -copy, the
- * encoding, 0 or 1 (a long of 2^40 follows), and -d or nothing.
+ * encoding, 0 or 1 (the longs past 32 bits follow), and -d or nothing.
  */
 #include <float.h>
 #include <limits.h>
@@ -96,7 +98,11 @@ static void fill(struct data *d)
 }
 
 static int enc = PvmDataDefault, use_psend, use_packf;
-static const long big_long = (long)((1ULL << 40) & (unsigned long)-1);
+/* values only an LP64 long holds (0 where long has 32 bits) */
+#define TWO40 ((1ULL << 40) & (unsigned long)-1)
+static const long big_longs[2] = {(long)TWO40, (long)(0 - TWO40)};
+static const unsigned long big_ulong =
+	(unsigned long)(0xfedcba9876543210ULL & (unsigned long)-1);
 
 /* InPlace packs no strings (man 3 pvm_pack): the text goes as bytes. */
 static int pack(const struct data *d)
@@ -181,8 +187,9 @@ static void fill_big(void)
 }
 
 /* Sends d to the n tids: one message in `enc` (pvm_send, or pvm_mcast
- * to several), or one pvm_psend per array to one.  `big`: a long of 2^40
- * follows (Raw and InPlace). */
+ * to several), or one pvm_psend per array to one.  `big`: longs of 2^40
+ * and -2^40 follow, and in Raw and InPlace an unsigned long past 2^63
+ * too (from an LP64 task). */
 static int send_data(const int *tids, int n, int tag, const struct data *d,
 		     int big)
 {
@@ -199,19 +206,43 @@ static int send_data(const int *tids, int n, int tag, const struct data *d,
 		 * single copy */
 		struct timespec pause = {0, 100 * 1000 * 1000};
 		nanosleep(&pause, NULL);
-		return pvm_psend(tid, tag, bigarr, NSENT, PVM_LONG) < 0 ? -1
-									: 0;
+		if (pvm_psend(tid, tag, bigarr, NSENT, PVM_LONG) < 0)
+			return -1;
+		return big && pvm_psend(tid, tag, (void *)big_longs, 2,
+					PVM_LONG) < 0
+			       ? -1
+			       : 0;
 	}
 	pvm_initsend(enc);
-	if (pack(d) || (big && pvm_pklong((long *)&big_long, 1, 1)))
+	if (pack(d) ||
+	    (big && (pvm_pklong((long *)big_longs, 2, 1) ||
+		     pvm_pkulong((unsigned long *)&big_ulong, 1, 1))))
 		return -1;
 	return n == 1 ? pvm_send(tid, tag) : pvm_mcast((int *)tids, n, tag);
+}
+
+/* The longs of 2^40 and -2^40 received into l with code cc: the values
+ * where long has 64 bits; PvmOverflow and nothing stored where it has
+ * 32.  NULL, or what failed. */
+static const char *big_ok(int cc, const long *l)
+{
+	if (sizeof(long) == 8)
+		return cc == 0 && l[0] == big_longs[0] && l[1] == big_longs[1]
+			       ? NULL
+			       : "longs of 2^40";
+	return cc == PvmOverflow && l[0] == 0 && l[1] == 0
+		       ? NULL
+		       : "longs of 2^40 not PvmOverflow";
 }
 
 /* Receives what send_data sent into d (the fields psend does not carry
  * hold the expected values).  0, or a word for what failed. */
 static const char *recv_data(int tid, int tag, struct data *d, int big)
 {
+	long l[2] = {0, 0};
+	/* PvmOverflow is expected where long has 32 bits */
+	if (big && sizeof(long) < 8)
+		pvm_setopt(PvmAutoErr, 0);
 	if (use_psend) {
 		fill(d);
 #define PR(f, n, type)                                                         \
@@ -239,7 +270,10 @@ static const char *recv_data(int tid, int tag, struct data *d, int big)
 					 i, bigarr[i]);
 				return why;
 			}
-		return NULL;
+		return big ? big_ok(pvm_precv(tid, tag, l, 2, PVM_LONG, NULL,
+					      NULL, NULL),
+				    l)
+			   : NULL;
 	}
 	if (recv_from(tid, tag) <= 0)
 		return "no message";
@@ -247,11 +281,13 @@ static const char *recv_data(int tid, int tag, struct data *d, int big)
 		return "unpack";
 	if (!big)
 		return NULL;
-	long l = 0;
-	int cc = pvm_upklong(&l, 1, 1);
-	if (sizeof(long) == 8)
-		return cc == 0 && l == big_long ? NULL : "long 2^40";
-	return cc == PvmOverflow && l == 0 ? NULL : "long 2^40 not PvmOverflow";
+	const char *bad = big_ok(pvm_upklong(l, 2, 1), l);
+	if (bad || sizeof(long) < 8)
+		return bad;
+	unsigned long u = 0;
+	return pvm_upkulong(&u, 1, 1) == 0 && u == big_ulong
+		       ? NULL
+		       : "ulong past 2^63";
 }
 
 /* What differs from the expected values, bit for bit (NaN and -0 too), or
@@ -331,7 +367,8 @@ static int copy(int parent, int big)
 	send_data(&parent, 1, TAG_BACK, &d, 0);
 
 	mcast_mode();
-	const char *mbad = recv_data(parent, TAG_MCAST, &d, big);
+	const char *mbad =
+		recv_data(parent, TAG_MCAST, &d, big && enc != PvmDataDefault);
 	if (!mbad)
 		mbad = differs(&d);
 	pvm_initsend(PvmDataDefault);
@@ -390,7 +427,19 @@ int main(int argc, char **argv)
 	if (direct)
 		pvm_setopt(PvmRoute, PvmRouteDirect);
 	/* Raw and InPlace from a 64-bit long: a long past 32 bits too */
-	int big = enc != PvmDataDefault && !use_psend && sizeof(long) == 8;
+	/* longs past 32 bits: from an LP64 task in Raw, InPlace and psend;
+	 * in PvmDataDefault (XDR's 32 bits) packing one gives PvmOverflow */
+	int big = (enc != PvmDataDefault || use_psend) && sizeof(long) == 8;
+	if (enc == PvmDataDefault && !use_psend && sizeof(long) == 8) {
+		pvm_initsend(PvmDataDefault);
+		pvm_setopt(PvmAutoErr, 0); /* the error is expected */
+		int cc = pvm_pklong((long *)big_longs, 1, 1);
+		pvm_setopt(PvmAutoErr, 1);
+		if (cc != PvmOverflow) {
+			printf("a long of 2^40 in PvmDataDefault: no PvmOverflow\n");
+			return 1;
+		}
+	}
 	char *args[] = {"-copy", (char *)mode, big ? "1" : "0",
 			direct ? "-d" : NULL, NULL};
 	int fails = 0, tids[MAXH], nt = 0;
@@ -430,7 +479,8 @@ int main(int argc, char **argv)
 	}
 	if (nt > 0) {
 		mcast_mode();
-		int mfails = send_data(tids, nt, TAG_MCAST, &d, big) < 0;
+		int mfails = send_data(tids, nt, TAG_MCAST, &d,
+				       big && enc != PvmDataDefault) < 0;
 		printf("mcast to %d:", nt);
 		for (int k = 0; k < nt; k++) {
 			char st[64] = "no answer";
