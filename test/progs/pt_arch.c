@@ -22,13 +22,15 @@
  * own program, /proc/self/exe, which qemu-user answers with the program it
  * runs, not itself), then receives a message of every type with edge
  * values, checks every bit, and sends back what it unpacked, packed again;
- * the first task checks that too.
+ * the first task checks that too (and each, that pvm_getminfo's enc is
+ * XDR's signature or the sender's own data signature).
  * Prints one line per host: HOST: ORDER long=N elf=MACHINE there=ok back=ok
  * ("there": the copy's check; "back": the first task's).  Then one
  * pvm_mcast of the same data to every copy (psend: in PvmDataDefault),
  * each copy checking it: "mcast to N: ok", or the hosts and what failed.
  * Exits 0 only if every check passed.  Spawned, its arguments are -copy, the
- * encoding, 0 or 1 (the longs past 32 bits follow), and -d or nothing.
+ * encoding, 0 or 1 (the longs past 32 bits follow), the first task's data
+ * signature in hex, and -d or nothing.
  */
 #include <float.h>
 #include <limits.h>
@@ -235,9 +237,21 @@ static const char *big_ok(int cc, const long *l)
 		       : "longs of 2^40 not PvmOverflow";
 }
 
+/* This program's data signature: what pvm_getminfo says of a Raw buffer
+ * it packs.  (A 32-bit program on a 64-bit host has its own, not the
+ * host's hi_dsig.) */
+static int my_dsig(void)
+{
+	struct pvmminfo mi = {0};
+	int b = pvm_mkbuf(PvmDataRaw);
+	pvm_getminfo(b, &mi);
+	pvm_freebuf(b);
+	return mi.enc;
+}
+
 /* Receives what send_data sent into d (the fields psend does not carry
  * hold the expected values).  0, or a word for what failed. */
-static const char *recv_data(int tid, int tag, struct data *d, int big)
+static const char *recv_data(int tid, int tag, struct data *d, int big, int sig)
 {
 	long l[2] = {0, 0};
 	/* PvmOverflow is expected where long has 32 bits */
@@ -275,8 +289,14 @@ static const char *recv_data(int tid, int tag, struct data *d, int big)
 				    l)
 			   : NULL;
 	}
-	if (recv_from(tid, tag) <= 0)
+	int bufid = recv_from(tid, tag);
+	if (bufid <= 0)
 		return "no message";
+	/* pvm_getminfo: XDR's signature, or the sender's, `sig` */
+	struct pvmminfo mi;
+	if (pvm_getminfo(bufid, &mi) < 0 ||
+	    mi.enc != (enc == PvmDataDefault ? 0x10000000 : sig))
+		return "pvm_getminfo's enc";
 	if (unpack(d))
 		return "unpack";
 	if (!big)
@@ -347,7 +367,7 @@ static void mcast_mode(void)
 	}
 }
 
-static int copy(int parent, int big)
+static int copy(int parent, int big, int psig)
 {
 	const uint16_t one = 1;
 	pvm_initsend(PvmDataDefault);
@@ -355,10 +375,12 @@ static int copy(int parent, int big)
 	int lsize = (int)sizeof(long);
 	pvm_pkint(&lsize, 1, 1);
 	pvm_pkstr((char *)elf_machine());
+	int sig = my_dsig();
+	pvm_pkint(&sig, 1, 1);
 	pvm_send(parent, TAG_REPORT);
 
 	struct data d;
-	const char *bad = recv_data(parent, TAG_DATA, &d, big);
+	const char *bad = recv_data(parent, TAG_DATA, &d, big, psig);
 	if (!bad)
 		bad = differs(&d);
 	pvm_initsend(PvmDataDefault);
@@ -367,8 +389,8 @@ static int copy(int parent, int big)
 	send_data(&parent, 1, TAG_BACK, &d, 0);
 
 	mcast_mode();
-	const char *mbad =
-		recv_data(parent, TAG_MCAST, &d, big && enc != PvmDataDefault);
+	const char *mbad = recv_data(parent, TAG_MCAST, &d,
+				     big && enc != PvmDataDefault, psig);
 	if (!mbad)
 		mbad = differs(&d);
 	pvm_initsend(PvmDataDefault);
@@ -400,13 +422,15 @@ int main(int argc, char **argv)
 {
 	int direct = 0, a = 1;
 	const char *mode = "default";
-	if (argc > 3 && !strcmp(argv[1], "-copy")) {
+	if (argc > 4 && !strcmp(argv[1], "-copy")) {
 		if (set_mode(argv[2]) < 0)
 			return 2;
-		if (argc > 4 && !strcmp(argv[4], "-d"))
+		if (argc > 5 && !strcmp(argv[5], "-d"))
 			pvm_setopt(PvmRoute, PvmRouteDirect);
 		int parent = pvm_parent();
-		return parent > 0 ? copy(parent, atoi(argv[3])) : 1;
+		return parent > 0 ? copy(parent, atoi(argv[3]),
+					 (int)strtoul(argv[4], NULL, 16))
+				  : 1;
 	}
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-d"))
@@ -426,7 +450,6 @@ int main(int argc, char **argv)
 		return 1;
 	if (direct)
 		pvm_setopt(PvmRoute, PvmRouteDirect);
-	/* Raw and InPlace from a 64-bit long: a long past 32 bits too */
 	/* longs past 32 bits: from an LP64 task in Raw, InPlace and psend;
 	 * in PvmDataDefault (XDR's 32 bits) packing one gives PvmOverflow */
 	int big = (enc != PvmDataDefault || use_psend) && sizeof(long) == 8;
@@ -440,8 +463,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	char *args[] = {"-copy", (char *)mode, big ? "1" : "0",
-			direct ? "-d" : NULL, NULL};
+	char sighex[16];
+	snprintf(sighex, sizeof sighex, "%x", (unsigned)my_dsig());
+	char *args[] = {"-copy", (char *)mode,	       big ? "1" : "0",
+			sighex,	 direct ? "-d" : NULL, NULL};
 	int fails = 0, tids[MAXH], nt = 0;
 	const char *names[MAXH];
 	struct data d;
@@ -458,11 +483,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		char order[32] = "?", machine[65] = "?", there[64] = "?";
-		int lsize = 0;
+		int lsize = 0, sig = 0;
 		if (recv_from(tid, TAG_REPORT) > 0) {
 			pvm_upkstr(order);
 			pvm_upkint(&lsize, 1, 1);
 			pvm_upkstr(machine);
+			pvm_upkint(&sig, 1, 1);
 		}
 		tids[nt] = tid;
 		names[nt++] = argv[h];
@@ -470,7 +496,7 @@ int main(int argc, char **argv)
 		if (recv_from(tid, TAG_STATUS) > 0)
 			pvm_upkstr(there);
 		struct data back;
-		const char *bad = recv_data(tid, TAG_BACK, &back, 0);
+		const char *bad = recv_data(tid, TAG_BACK, &back, 0, sig);
 		if (!bad)
 			bad = differs(&back);
 		printf("%s: %s long=%d elf=%s there=%s back=%s\n", argv[h],
