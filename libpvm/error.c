@@ -4,8 +4,12 @@
 #include "lpvm.h"
 #include "api/api.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 int pvm_errno = 0;
@@ -65,18 +69,46 @@ const char *lp_errstr(int code)
 	return "Unknown Error"; /* the reference's spelling */
 }
 
-/* Prints "libpvm [t40001]: what: text" ("[pid<n>]" before enrolling) in
- * one write, so that lines of several tasks sharing stderr stay whole. */
+/* SIGPIPE is blocked in this thread for the write; one that the write
+ * raised is taken from the pending set before it is unblocked (one that
+ * was pending already is left alone). */
+void lp_stderr(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line)
+		n = (int)sizeof line - 1;
+	fflush(stderr); /* the program's own text first */
+	sigset_t pipe, old, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	sigpending(&pending);
+	int was_pending = sigismember(&pending, SIGPIPE);
+	int saved = errno;
+	ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+	if (w < 0 && errno == EPIPE && !was_pending) {
+		const struct timespec none = {0, 0};
+		sigtimedwait(&pipe, NULL, &none);
+	}
+	errno = saved;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Prints "libpvm [t40001]: what: text" ("[pid<n>]" before enrolling). */
 static void say(const char *what, const char *sep, const char *text)
 {
-	char line[512];
 	if (lp_selftid > 0)
-		snprintf(line, sizeof line, "libpvm [t%x]: %s%s%s\n",
-			 (unsigned)lp_selftid, what, sep, text);
+		lp_stderr("libpvm [t%x]: %s%s%s\n", (unsigned)lp_selftid, what,
+			  sep, text);
 	else
-		snprintf(line, sizeof line, "libpvm [pid%d]: %s%s%s\n",
-			 (int)getpid(), what, sep, text);
-	fputs(line, stderr);
+		lp_stderr("libpvm [pid%d]: %s%s%s\n", (int)getpid(), what, sep,
+			  text);
 }
 
 static int (*leave)(void);

@@ -20,6 +20,13 @@ int lp_err(const char *fn, int code);
 /* Message text of an error code ("Unknown error" for others). */
 const char *lp_errstr(int code);
 
+/* Writes a message of the library to stderr in one write(2) (lines of
+ * tasks sharing stderr stay whole), never raising SIGPIPE: a spawned
+ * task's stderr is a pipe to its pvmd, which may have died, and the
+ * library must not kill its program with its own message.  Formatted as
+ * printf; longer than 1 KiB is cut. */
+void lp_stderr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* PvmAutoErr 2 leaves the machine before it exits: the API layer gives
  * lp_err its pvm_exit at start-up. */
 void lp_err_set_leave(int (*leave)(void));

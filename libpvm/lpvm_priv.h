@@ -32,6 +32,11 @@ int lpvm_priv_ctl(int code, const struct wire_wr *req, struct wire_rd *rd,
  */
 int lpvm_priv_err(const char *fn, int code);
 
+/* Writes `text` to stderr as libpvm3 writes its own messages: in one
+ * write, never raising SIGPIPE (a spawned task's stderr is a pipe to a
+ * pvmd that may be gone). */
+void lpvm_priv_stderr(const char *text);
+
 /*
  * Group lists may be cached: the pvmd sends an unasked TM_GS_EVENT to
  * every task that fetched a group's list (TM_GS_INFO) when that group

@@ -7,7 +7,7 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_shm test/progs/pt_stream test/progs/pt_pull \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
-	test/progs/pt_arch test/progs/pt_hxsvc
+	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -24,6 +24,10 @@ test_progs_pt_tran_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_arch_SOURCES = test/progs/pt_arch.c
 test_progs_pt_arch_LDADD = libpvm/libpvm3.la
 test_progs_pt_arch_LDFLAGS = $(test_progs_ldflags)
+# pt_orphan: a spawned task whose pvmd dies (reliability.bats).
+test_progs_pt_orphan_SOURCES = test/progs/pt_orphan.c
+test_progs_pt_orphan_LDADD = libpvm/libpvm3.la
+test_progs_pt_orphan_LDFLAGS = $(test_progs_ldflags)
 # pt_hxsvc: mailbox, handlers, contexts, output and notifies between
 # unlike hosts (hetero.bats).
 test_progs_pt_hxsvc_SOURCES = test/progs/pt_hxsvc.c

@@ -123,8 +123,8 @@ void lp_api_debug_call(int code, size_t reqlen, int status)
 	const char *name = code > 0 && code < WIRE_TM_MAX && ctl_names[code]
 				   ? ctl_names[code]
 				   : "TM_?";
-	fprintf(stderr, "libpvm [t%x] %s: request %zu bytes, status %d\n",
-		(unsigned)lp.mytid, name, reqlen, status);
+	lp_stderr("libpvm [t%x] %s: request %zu bytes, status %d\n",
+		  (unsigned)lp.mytid, name, reqlen, status);
 }
 
 int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,

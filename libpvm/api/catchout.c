@@ -211,9 +211,8 @@ void lp_output_wait(void)
 {
 	if (!lp_catchout_fp || !otasks)
 		return;
-	fprintf(stderr,
-		"libpvm [t%x]: child task(s) still running.  waiting...\n",
-		(unsigned)lp.mytid);
+	lp_stderr("libpvm [t%x]: child task(s) still running.  waiting...\n",
+		  (unsigned)lp.mytid);
 	while (otasks && lp_pvmd_conn() && !lp_pvmd_lost)
 		if (lp_progress(NULL) < 0)
 			break;

@@ -50,6 +50,11 @@ int lpvm_priv_progress(void)
 	return (c && lp_conn_pending(c)) || lp_route_pending();
 }
 
+void lpvm_priv_stderr(const char *text)
+{
+	lp_stderr("%s", text);
+}
+
 size_t lpvm_priv_dtype_size(int datatype)
 {
 	return lp_dtype_size(datatype);

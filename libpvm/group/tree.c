@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lpvm_priv.h"
+
 #define FANOUT_DEFAULT 4
 #define FANOUT_MIN     2
 #define FANOUT_MAX     64
@@ -33,13 +35,16 @@ int gs_tree_fanout(void)
 	}
 	char *end;
 	long k = strtol(v, &end, 10);
-	if (*end || end == v || k < FANOUT_MIN || k > FANOUT_MAX)
-		fprintf(stderr,
-			"libgpvm3: PVM_GROUP_TREE=\"%s\" ignored (want flat or "
-			"%d..%d); using %d\n",
-			v, FANOUT_MIN, FANOUT_MAX, FANOUT_DEFAULT);
-	else
+	if (!*end && end != v && k >= FANOUT_MIN && k <= FANOUT_MAX) {
 		fanout = (int)k;
+		return fanout;
+	}
+	char line[256];
+	snprintf(line, sizeof line,
+		 "libgpvm3: PVM_GROUP_TREE=\"%s\" ignored (want flat or "
+		 "%d..%d); using %d\n",
+		 v, FANOUT_MIN, FANOUT_MAX, FANOUT_DEFAULT);
+	lpvm_priv_stderr(line);
 	return fanout;
 }
 

@@ -138,10 +138,9 @@ static void check_names(const char *list)
 			known = strlen(table[i]->name) == len &&
 				!strncmp(p, table[i]->name, len);
 		if (!known)
-			fprintf(stderr,
-				"libpvm: PVM_TRAN: no transport named "
-				"\"%.*s\" (known: shm, direct, pvmd)\n",
-				(int)len, p);
+			lp_stderr("libpvm: PVM_TRAN: no transport named "
+				  "\"%.*s\" (known: shm, direct, pvmd)\n",
+				  (int)len, p);
 		p += len;
 		if (*p)
 			p++;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -183,8 +184,10 @@ static int direct_init(int named)
 	if (fd < 0)
 		return 0;
 	unlink(sa.sun_path); /* left by a dead task that had our tid */
+	/* the mode is ours to set, not the umask's (the library cannot
+	 * change the process's umask); nobody connects before listen */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    listen(fd, SOMAXCONN) < 0) {
+	    chmod(sa.sun_path, 0600) < 0 || listen(fd, SOMAXCONN) < 0) {
 		close(fd);
 		return 0;
 	}

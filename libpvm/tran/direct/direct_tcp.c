@@ -57,12 +57,12 @@ static struct lp_pollable lpl;
 __attribute__((format(printf, 1, 2))) static void debug(const char *fmt, ...)
 {
 	if (lp.debugmask) {
+		char what[512];
 		va_list ap;
 		va_start(ap, fmt);
-		fprintf(stderr, "libpvm [t%x]: ", (unsigned)lp.mytid);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		vsnprintf(what, sizeof what, fmt, ap);
 		va_end(ap);
+		lp_stderr("libpvm [t%x]: %s\n", (unsigned)lp.mytid, what);
 	}
 }
 
