@@ -37,6 +37,27 @@ bg_own() {
 	prog_ok pt_mbox badbuf
 }
 
+@test "a pattern that backtracks without end costs its asker alone: another task's list is answered while it runs" {
+	skip_if_ref "the reference matches plain substrings, in its pvmd"
+	local name pid
+	name=fz$(printf 'x%.0s' $(seq 200))
+	bg_own "$name" 0 60
+	# glibc's regexec takes minutes on this one (and the reference's
+	# pvmd, or a pvmd that runs it, serves nobody meanwhile)
+	mb list '(.*)*(.*)*(.*)*(.*)*(.*)*x\1\2' >"$TESTTMP/slow" 2>&1 &
+	pid=$!
+	sleep 0.5
+	kill -0 "$pid"
+	TMO=10 run mb list fz
+	show
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" =~ ^$name:\ 0\ 4[0-9a-f]{4}\ 0$ ]]
+	# answered while the costly one is still matching
+	kill -0 "$pid"
+	kill "$pid"
+	wait "$pid" || true
+}
+
 @test "another task gets PvmDenied on an entry that is not overwritable" {
 	bg_own x 0 30
 	run mb other x

@@ -11,6 +11,7 @@
 #include "api.h"
 #include "pack/pack.h"
 
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,6 +201,31 @@ static int decode_list(struct wire_rd *rd)
 	return rd->err || rd->left ? PvmBadMsg : 0;
 }
 
+/* Keeps the classes of mblist whose names `re` matches, in order. */
+static void mblist_keep(const regex_t *re)
+{
+	int k = 0;
+	for (int i = 0; i < nmblist; i++) {
+		struct pvmmboxinfo *m = &mblist[i];
+		if (regexec(re, m->mi_name, 0, NULL, 0) == 0) {
+			mblist[k++] = *m;
+			continue;
+		}
+		free(m->mi_name);
+		free(m->mi_indices);
+		free(m->mi_owners);
+		free(m->mi_flags);
+	}
+	nmblist = k;
+}
+
+/* A pattern is an extended regular expression searched anywhere in the
+ * name (docs/compat.md); one with no special character is a plain
+ * substring, which the pvmd matches itself.  A regular expression is
+ * matched here, by the task that asks: glibc's matcher backtracks without
+ * a bound on time or memory, which in the pvmd would stall everyone else
+ * (the pvmd then sends every class).  A pattern that does not compile is
+ * a plain substring, as before. */
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 {
 	const char *fn = "pvm_getmboxinfo";
@@ -212,9 +238,14 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 	if (pattern && strlen(pattern) > 4096)
 		return lp_err(fn, PvmBadParam);
 	mblist_free();
+	const char *pat = pattern ? pattern : "";
+	regex_t re;
+	int here = *pat && strcmp(pat, "*") &&
+		   strpbrk(pat, ".[]()*+?{}|^$\\") &&
+		   regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) == 0;
 	struct wire_wr w;
 	wire_wr_init(&w);
-	wire_wr_str(&w, pattern ? pattern : "");
+	wire_wr_str(&w, here ? "" : pat);
 	struct wire_rd rd;
 	uint8_t *mem;
 	int st = lp_api_call(WIRE_TM_MBOX_LIST, &w, &rd, &mem);
@@ -222,6 +253,11 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 	if (st >= 0)
 		st = decode_list(&rd);
 	free(mem);
+	if (here) {
+		if (st >= 0)
+			mblist_keep(&re);
+		regfree(&re);
+	}
 	if (st < 0) {
 		mblist_free();
 		return lp_err(fn, st);
