@@ -99,6 +99,12 @@ void spawn_encode(struct wire_wr *w, const struct spawn_req *q)
 	wire_wr_i32(w, q->outtag);
 }
 
+/* The spawn has ended (spawn_start): the answer to its TM_SPAWN. */
+static void spawn_replied(struct pvmd *d, const struct spawn_result *r)
+{
+	ctl_reply_list(d, r->ptid, r->hdr, r->status, r->count, r->tids);
+}
+
 int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	      struct wire_rd *r)
 {
@@ -115,19 +121,7 @@ int ctl_spawn(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		spawn_req_free(&q);
 		return 0;
 	}
-	int *tids = malloc((size_t)q.count * sizeof *tids);
-	if (!tids) {
-		ctl_reply_list(d, ptid, h, PvmNoMem, 0, NULL);
-		spawn_req_free(&q);
-		return 0;
-	}
-	int st = spawn_tasks(d, ptid, &q, tids);
-	if (st < 0)
-		ctl_reply_list(d, ptid, h, st, 0, NULL);
-	else
-		ctl_reply_list(d, ptid, h, st, q.count, tids);
-	free(tids);
-	spawn_req_free(&q);
+	spawn_start(d, ptid, &q, h, spawn_replied, 0);
 	return 0;
 }
 

@@ -37,6 +37,8 @@ struct hostlayer;
 #define PVMD_HOSTNO 1
 #define PVMD_SPEED  1000
 
+struct spawn_job;
+
 struct pvmd {
 	struct loop *loop;
 	int hosttid; /* host number << 18: 0x40000 on the master */
@@ -86,8 +88,9 @@ struct pvmd {
 	int *resv;
 	size_t nresv, capresv;
 	int resv_src;
-	unsigned long child_nofile; /* RLIMIT_NOFILE soft limit for children
-				     * (0: leave as is) */
+	struct spawn_job *spawn_jobs; /* spawns in progress (spawn.c) */
+	unsigned long child_nofile;   /* RLIMIT_NOFILE soft limit for children
+				       * (0: leave as is) */
 
 	char dir[512]; /* the virtual machine's private directory */
 	char sockpath[600], pidpath[600], lockpath[600], logpath[600];

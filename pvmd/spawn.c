@@ -24,6 +24,7 @@
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/log.h"
+#include "pvmd/loop.h"
 #include "pvmd/output.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/spawn.h"
@@ -444,131 +445,238 @@ static int host_selected(const struct pvmd *d, int flags, const char *host)
 	return (flags & PvmHostCompl) ? !in : in;
 }
 
-int spawn_tasks(struct pvmd *d, int ptid, const struct spawn_req *q, int *tids)
+/* A spawn in progress: its copies are started in steps of about
+ * SPAWN_STEP_MS, between which the loop serves everyone else (one request
+ * for 4096 tasks took 3.6 s of fork and exec in one go). */
+#define SPAWN_STEP_MS 10
+
+struct spawn_job {
+	struct spawn_job *next; /* d->spawn_jobs */
+	struct pvmd *d;
+	struct spawn_req q; /* owned */
+	int ptid;
+	struct wire_hdr hdr;
+	spawn_done_fn done;
+	intptr_t cookie;
+	char *path, *dabs;
+	struct spawn_opts o;
+	struct sibs *sibs; /* with a reference of the job's own */
+	int *tids;
+	int i, short_of_fds;
+	rlim_t limit;
+	struct loop_timer timer;
+};
+
+/* Starts copy j->i. */
+static void start_slot(struct spawn_job *j)
 {
-	if (d->halting)
-		return PvmSysErr;
+	struct pvmd *d = j->d;
+	const struct spawn_req *q = &j->q;
+	int i = j->i, ptid = j->ptid;
+	int *tids = j->tids;
+	if (j->short_of_fds || fd_reserve(d, j->limit) < 0) {
+		if (!j->short_of_fds++)
+			plog(PL_ERR,
+			     "t%x: spawn %s: out of descriptors (%s): %d of %d "
+			     "not started",
+			     ptid, q->file, strerror(errno), q->count - i,
+			     q->count);
+		tids[i] = PvmOutOfRes;
+		return;
+	}
+	struct task *t = task_new(d);
+	if (!t) {
+		tids[i] = PvmOutOfRes;
+		return;
+	}
+	char *aout = strdup(q->file);
+	if (!aout) {
+		discard(d, t);
+		tids[i] = PvmNoMem;
+		return;
+	}
+	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
+	free(t->aout);
+	t->aout = aout;
+	t->ptid = nospawnparent ? 0 : ptid;
+	t->pflags = nospawnparent ? CONN_PF_NOSPAWNPARENT : 0;
+	t->flags = TASK_F_SPAWNED;
+	t->ctx = q->ctx;
+	t->outtid = q->outtid;
+	t->outctx = q->outctx;
+	t->outtag = q->outtag;
+	int st = start_one(d, t, j->path, q, &j->o, ptid);
+	if (st < 0) {
+		discard(d, t);
+		tids[i] = st;
+		if (d->nresv)
+			close(d->resv[--d->nresv]);
+		/* no descriptors or processes left: the rest fail too */
+		if (st == PvmOutOfRes && !j->short_of_fds++)
+			plog(PL_ERR,
+			     "t%x: spawn %s: out of resources (descriptors or "
+			     "processes): %d of %d not started",
+			     ptid, q->file, q->count - i, q->count);
+		return;
+	}
+	tids[i] = t->tid;
+	j->sibs->tids[j->sibs->n++] = t->tid;
+	t->sibs = j->sibs;
+	j->sibs->refs++;
+	plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", ptid, t->tid, j->path,
+	     (int)t->pid);
+}
+
+/* The spawn has ended: its requester learns the tids. */
+static void job_end(struct spawn_job *j, int status)
+{
+	struct pvmd *d = j->d;
+	struct spawn_job **pp = &d->spawn_jobs;
+	while (*pp && *pp != j)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = j->next;
+	loop_timer_stop(d->loop, &j->timer);
+	int started = j->sibs ? j->sibs->n : 0;
+	struct spawn_result r = {
+		.ptid = j->ptid,
+		.hdr = &j->hdr,
+		.status = status < 0 ? status : started,
+		.count = status < 0 ? 0 : j->q.count,
+		.tids = j->tids,
+		.cookie = j->cookie,
+	};
+	j->done(d, &r);
+	sibs_put(j->sibs);
+	spawn_req_free(&j->q);
+	free(j->path);
+	free(j->dabs);
+	free(j->tids);
+	free(j);
+}
+
+static void job_step(struct loop *l, struct loop_timer *tm)
+{
+	struct spawn_job *j = tm->data;
+	uint64_t end = loop_now_ms() + SPAWN_STEP_MS;
+	while (j->i < j->q.count) {
+		if (j->d->halting) {
+			/* the rest are not started */
+			while (j->i < j->q.count)
+				j->tids[j->i++] = PvmSysErr;
+			break;
+		}
+		start_slot(j);
+		j->i++;
+		if (loop_now_ms() >= end)
+			break;
+	}
+	if (j->i < j->q.count)
+		loop_timer_start(l, tm, 0);
+	else
+		job_end(j, 0);
+}
+
+/* What the request names, and its options: 0, or the code every copy
+ * gets. */
+static int job_prepare(struct spawn_job *j)
+{
+	struct pvmd *d = j->d;
+	const struct spawn_req *q = &j->q;
 	/* "host:dir" or ":dir": the children's working directory */
 	char *host = strdup(q->where);
 	if (!host)
-		return fill(tids, q->count, PvmNoMem);
+		return PvmNoMem;
 	char *colon = strchr(host, ':');
 	if (colon)
 		*colon = '\0';
-	struct spawn_opts o = {.dir = colon && colon[1] ? colon + 1 : NULL};
 	int in = host_selected(d, q->flags, host);
-	if (!in)
+	free(host);
+	colon = strchr(q->where, ':');
+	j->o.dir = colon && colon[1] ? colon + 1 : NULL;
+	if (!in) {
 		plog(PL_INFO,
 		     "t%x: spawn %s (flags 0x%x, where '%s'): no such host",
-		     ptid, q->file, (unsigned)q->flags, q->where);
-	if (in && (q->flags & PvmTaskDebug)) {
-		o.debugger = getenv("PVM_DEBUGGER");
-		if (!o.debugger || !*o.debugger)
-			o.debugger = PVM_DEBUGGER_PATH;
+		     j->ptid, q->file, (unsigned)q->flags, q->where);
+		return PvmNoHost;
 	}
-	char *path = in ? find_program(d, q->file) : NULL;
-	if (in && !path)
-		plog(PL_INFO, "t%x: spawn %s: no such executable file", ptid,
+	if (q->flags & PvmTaskDebug) {
+		j->o.debugger = getenv("PVM_DEBUGGER");
+		if (!j->o.debugger || !*j->o.debugger)
+			j->o.debugger = PVM_DEBUGGER_PATH;
+	}
+	j->path = find_program(d, q->file);
+	if (!j->path) {
+		plog(PL_INFO, "t%x: spawn %s: no such executable file", j->ptid,
 		     q->file);
-	if (!path) {
-		free(host);
-		return fill(tids, q->count, in ? PvmNoFile : PvmNoHost);
+		return PvmNoFile;
 	}
 	/* relative names are relative to us: the child changes directory
 	 * before it execs */
-	char *dabs = NULL;
-	if (o.dir) {
-		char *a = absolute(path);
+	if (j->o.dir) {
+		char *a = absolute(j->path);
 		if (a) {
-			free(path);
-			path = a;
+			free(j->path);
+			j->path = a;
 		}
-		if (o.debugger && (dabs = absolute(o.debugger)))
-			o.debugger = dabs;
+		if (j->o.debugger && (j->dabs = absolute(j->o.debugger)))
+			j->o.debugger = j->dabs;
 	}
-
-	struct sibs *sibs =
-		malloc(sizeof *sibs + (size_t)q->count * sizeof(int));
-	if (!sibs) {
-		free(path);
-		free(host);
-		free(dabs);
-		return fill(tids, q->count, PvmNoMem);
-	}
-	sibs->refs = 0;
-	sibs->n = 0;
+	j->sibs = malloc(sizeof *j->sibs + (size_t)q->count * sizeof(int));
+	if (!j->sibs)
+		return PvmNoMem;
+	j->sibs->refs = 1;
+	j->sibs->n = 0;
 
 	/* what is set aside for tasks that have connected since is free */
 	size_t want = unconnected(d);
 	while (d->nresv > want)
 		close(d->resv[--d->nresv]);
 	struct rlimit rl;
-	rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-				       rl.rlim_cur != RLIM_INFINITY
-			       ? rl.rlim_cur
-			       : (rlim_t)1 << 30;
+	j->limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+				   rl.rlim_cur != RLIM_INFINITY
+			   ? rl.rlim_cur
+			   : (rlim_t)1 << 30;
+	return 0;
+}
 
-	int nospawnparent = (q->flags & PvmNoSpawnParent) != 0;
-	int short_of_fds = 0;
-	for (int i = 0; i < q->count; i++) {
-		if (short_of_fds || fd_reserve(d, limit) < 0) {
-			if (!short_of_fds++)
-				plog(PL_ERR,
-				     "t%x: spawn %s: out of descriptors "
-				     "(%s): %d of %d not started",
-				     ptid, q->file, strerror(errno),
-				     q->count - i, q->count);
-			tids[i] = PvmOutOfRes;
-			continue;
-		}
-		struct task *t = task_new(d);
-		if (!t) {
-			tids[i] = PvmOutOfRes;
-			continue;
-		}
-		char *aout = strdup(q->file);
-		if (!aout) {
-			discard(d, t);
-			tids[i] = PvmNoMem;
-			continue;
-		}
-		free(t->aout);
-		t->aout = aout;
-		t->ptid = nospawnparent ? 0 : ptid;
-		t->pflags = nospawnparent ? CONN_PF_NOSPAWNPARENT : 0;
-		t->flags = TASK_F_SPAWNED;
-		t->ctx = q->ctx;
-		t->outtid = q->outtid;
-		t->outctx = q->outctx;
-		t->outtag = q->outtag;
-		int st = start_one(d, t, path, q, &o, ptid);
-		if (st < 0) {
-			discard(d, t);
-			tids[i] = st;
-			if (d->nresv)
-				close(d->resv[--d->nresv]);
-			/* no descriptors or processes left: the rest fail too
-			 */
-			if (st == PvmOutOfRes && !short_of_fds++)
-				plog(PL_ERR,
-				     "t%x: spawn %s: out of resources "
-				     "(descriptors or processes): %d of %d not "
-				     "started",
-				     ptid, q->file, q->count - i, q->count);
-			continue;
-		}
-		tids[i] = t->tid;
-		sibs->tids[sibs->n++] = t->tid;
-		t->sibs = sibs;
-		sibs->refs++;
-		plog(PL_INFO, "t%x: spawned t%x: %s (pid %d)", ptid, t->tid,
-		     path, (int)t->pid);
+void spawn_start(struct pvmd *d, int ptid, struct spawn_req *q,
+		 const struct wire_hdr *h, spawn_done_fn done, intptr_t cookie)
+{
+	struct spawn_job *j = calloc(1, sizeof *j);
+	int *tids = j ? calloc((size_t)q->count, sizeof *tids) : NULL;
+	if (!tids) {
+		free(j);
+		struct spawn_result r = {.ptid = ptid,
+					 .hdr = h,
+					 .status = PvmNoMem,
+					 .cookie = cookie};
+		done(d, &r);
+		spawn_req_free(q);
+		return;
 	}
-	free(path);
-	free(host);
-	free(dabs);
-	int started = sibs->n;
-	if (!started)
-		free(sibs);
-	return started;
+	j->d = d;
+	j->q = *q;
+	memset(q, 0, sizeof *q); /* the job's now */
+	j->ptid = ptid;
+	j->hdr = *h;
+	j->done = done;
+	j->cookie = cookie;
+	j->tids = tids;
+	loop_timer_init(&j->timer, job_step, j);
+	j->next = d->spawn_jobs;
+	d->spawn_jobs = j;
+	if (d->halting) {
+		job_end(j, PvmSysErr);
+		return;
+	}
+	int st = job_prepare(j);
+	if (st < 0) {
+		fill(j->tids, j->q.count, st);
+		job_end(j, 0);
+		return;
+	}
+	/* the first step after the loop's current batch: the requester's
+	 * handler returns first, and the others waiting are served */
+	loop_timer_start(d->loop, &j->timer, 0);
 }

@@ -25,11 +25,28 @@ struct spawn_req {
 
 /* Builds the spawn search path from PVM_PATH / HOME / PVM_ROOT. */
 int spawn_init(struct pvmd *d);
-/* Starts req->count copies for parent task `ptid` (of this host or
- * another); fills tids[] with tids or error codes.  Returns the number
- * started or a negative PVM error code. */
-int spawn_tasks(struct pvmd *d, int ptid, const struct spawn_req *req,
-		int *tids);
+/* How a spawn ended, for its requester: `status` is the number started
+ * or a negative PVM error code of the whole request (then count is 0);
+ * tids[count] holds each copy's tid or error code.  hdr: the request's
+ * header, ptid its parent; cookie: what spawn_start was given. */
+struct spawn_result {
+	int ptid;
+	const struct wire_hdr *hdr;
+	int status;
+	int count;
+	const int *tids;
+	intptr_t cookie;
+};
+typedef void (*spawn_done_fn)(struct pvmd *d, const struct spawn_result *r);
+
+/* Starts q->count copies for parent task `ptid` (of this host or
+ * another), taking q over (it is zeroed).  The copies are started in
+ * steps of a few milliseconds after the loop's current batch, between
+ * which the pvmd serves everyone else; `done` is called once at the end,
+ * or at once when nothing can start.  Under halt the rest fail with
+ * PvmSysErr. */
+void spawn_start(struct pvmd *d, int ptid, struct spawn_req *q,
+		 const struct wire_hdr *h, spawn_done_fn done, intptr_t cookie);
 void spawn_req_free(struct spawn_req *r);
 /* TM_SPAWN's payload (ctl_spawn.c).  decode: 0 or -1 (malformed). */
 int spawn_decode(struct wire_rd *r, struct spawn_req *q);

@@ -60,3 +60,26 @@ orphan() {
 		find /dev/shm -maxdepth 1 -name "$(inbox_prefix)*" ! -perm 600 -printf '%m %p\n')
 	[ -z "$bad" ] || { echo "not 0600: $bad"; return 1; }
 }
+
+@test "one pvm_spawn of 4096 tasks does not stop the pvmd serving others: a probe is answered while it runs" {
+	local out=$TESTTMP/spawner pid
+	start_pvmd
+	ln -s /bin/true "$TESTTMP/bin/quick"
+	# 4096 forks and execs take seconds; the spawner waits for its answer
+	printf 'spawn -4096 quick\n' | TMO=120 t "$CONSOLE" >"$out" 2>&1 &
+	pid=$!
+	wait_until 20 grep -q 'spawned t' "$VMDIR/pvmd.log"
+	TMO=10 run "$TESTTMP/bin/pt_mbox" list
+	show
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "getmboxinfo 0 n 0" ]
+	# answered before the spawn ended
+	! grep -q successful "$out" || { cat "$out"; false; }
+	local spawned
+	spawned=$(grep -c 'spawned t' "$VMDIR/pvmd.log")
+	echo "# probe answered with $spawned of 4096 spawned" >&3
+	[ "$spawned" -lt 4096 ]
+	wait "$pid"
+	cat "$out"
+	grep -q '^4096 successful$' "$out"
+}

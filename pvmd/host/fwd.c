@@ -261,6 +261,58 @@ static int spawn_selects(const struct pvmd *d, const struct host *o, int flags,
 	return (flags & PvmHostCompl) ? !in : in;
 }
 
+static struct pend *pend_of(struct pvmd *d, uint32_t wid)
+{
+	struct pend *p = d->hosts->pends;
+	while (p && p->wid != wid)
+		p = p->next;
+	return p;
+}
+
+/* This host's part has started (spawn_start): its tids fill its slots as
+ * another host's reply would.  The spawn may have been given up on. */
+static void here_spawned(struct pvmd *d, const struct spawn_result *r)
+{
+	struct pend *p = pend_of(d, (uint32_t)r->cookie);
+	int no = host_no_of_tid(d->hosttid);
+	if (!p || !pend_done(p, no))
+		return;
+	for (int i = 0, j = 0; i < p->count; i++)
+		if (p->slots[i] == no)
+			p->tids[i] = r->status < 0  ? r->status
+				     : j < r->count ? r->tids[j++]
+						    : PvmSysErr;
+	if (!p->nwait)
+		spawn_finish(d, p);
+}
+
+/* Starts this host's part `sub` of spawn p (a copy of it: the job owns
+ * its request). */
+static void spawn_here(struct pvmd *d, struct pend *p, int src,
+		       const struct wire_hdr *h, const struct spawn_req *sub)
+{
+	int no = host_no_of_tid(d->hosttid);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	spawn_encode(&w, sub);
+	struct wire_rd r;
+	wire_rd_init(&r, w.buf, w.len);
+	struct spawn_req q;
+	int bad = w.err || spawn_decode(&r, &q) < 0;
+	wire_wr_free(&w);
+	if (bad) {
+		spawn_req_free(&q);
+		spawn_take(p, no, NULL, 0, PvmNoMem);
+		return;
+	}
+	if (pend_wait(p, no) < 0) {
+		spawn_req_free(&q);
+		spawn_take(p, no, NULL, 0, PvmSysErr);
+		return;
+	}
+	spawn_start(d, src, &q, h, here_spawned, (intptr_t)p->wid);
+}
+
 static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		     const uint8_t *payload)
 {
@@ -308,6 +360,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 	p->req_tid = src;
 	p->req = *h;
 	p->count = q.count;
+	p->nwait++; /* a guard while the parts are handed out */
 	/* round robin over the selected hosts, going on where the last
 	 * spawn stopped */
 	for (int i = 0; i < q.count; i++)
@@ -330,13 +383,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		sub.flags =
 			(q.flags & ~(PvmTaskArch | PvmHostCompl)) | PvmTaskHost;
 		if (wire_host_tid(no) == d->hosttid) {
-			int *tids = malloc((size_t)k * sizeof *tids);
-			int st = tids ? spawn_tasks(d, src, &sub, tids)
-				      : PvmNoMem;
-			for (int i = 0, j = 0; i < q.count; i++)
-				if (p->slots[i] == no)
-					p->tids[i] = st < 0 ? st : tids[j++];
-			free(tids);
+			spawn_here(d, p, src, h, &sub);
 			continue;
 		}
 		struct wire_wr w;
@@ -351,7 +398,8 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 		wire_wr_free(&w);
 	}
 	spawn_req_free(&q);
-	if (!p->nwait)
+	/* (the guard: a part that ended at once cannot finish it early) */
+	if (!--p->nwait)
 		spawn_finish(d, p);
 	return 1;
 }
