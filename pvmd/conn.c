@@ -14,6 +14,7 @@
 #include "pvmd/conn.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,7 @@ struct conn *conn_new(struct pvmd *d, int fd, pid_t pid, enum conn_kind kind)
 	c->d = d;
 	c->fd = fd;
 	c->pid = pid;
+	c->logsrc = pid > 0 ? LOG_SRC_PID(pid) : 0;
 	c->kind = kind;
 	c->since = c->last_rx = c->last_tx = loop_now_ms();
 	c->rbuf = rbuf;
@@ -267,6 +269,23 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
+const char *conn_peer(const struct conn *c)
+{
+	static char buf[64];
+	uint32_t a = (uint32_t)c->logsrc;
+	const unsigned char *b = (const unsigned char *)&a;
+	if (c->kind == CONN_LINK && c->host)
+		snprintf(buf, sizeof buf, "the link to host %d", c->peer_no);
+	else if (c->kind == CONN_LINK && c->logsrc >> 32 == 2)
+		snprintf(buf, sizeof buf, "a connection from %u.%u.%u.%u", b[0],
+			 b[1], b[2], b[3]);
+	else if (c->kind == CONN_LINK)
+		snprintf(buf, sizeof buf, "a link to host %d", c->peer_no);
+	else
+		snprintf(buf, sizeof buf, "pid %d", (int)c->pid);
+	return buf;
+}
+
 void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms)
 {
 	uint64_t now = loop_now_ms();
@@ -274,13 +293,17 @@ void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms)
 		next = c->next;
 		if (c->state == C_HANDSHAKE && now - c->since > max_ms) {
 			if (c->kind == CONN_LINK)
-				plog(PL_ERR,
-				     "a pvmd link did not authenticate within %llu ms: dropped",
-				     (unsigned long long)max_ms);
+				plog_src(c->logsrc, PL_ERR,
+					 "a link from %s did not authenticate "
+					 "within %llu ms: dropped",
+					 conn_peer(c),
+					 (unsigned long long)max_ms);
 			else
-				plog(PL_ERR,
-				     "pid %d connected but sent no TM_CONNECT within %llu ms: dropped",
-				     (int)c->pid, (unsigned long long)max_ms);
+				plog_src(c->logsrc, PL_ERR,
+					 "pid %d connected but sent no "
+					 "TM_CONNECT within %llu ms: dropped",
+					 (int)c->pid,
+					 (unsigned long long)max_ms);
 			conn_close(d, c, "no TM_CONNECT");
 		}
 	}
@@ -586,9 +609,12 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 		}
 		if (n == 0) {
 			if (c->cur || c->rlen > c->rpos || c->in_msg)
-				plog(PL_ERR,
-				     "pid %d%s: connection ended inside a frame or message",
-				     (int)c->pid, c->task ? " (a task)" : "");
+				plog_src(
+					c->logsrc, PL_ERR,
+					"%s%s: connection ended inside a frame "
+					"or message",
+					conn_peer(c),
+					c->task ? " (a task)" : "");
 			conn_close(d, c, "end of file");
 			return 0;
 		}
@@ -615,13 +641,14 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 
 bad:
 	if (c->task)
-		plog(PL_ERR,
-		     "t%x (pid %d): protocol error: %s; closing its connection",
-		     c->task->tid, (int)c->pid, why);
+		plog_src(c->logsrc, PL_ERR,
+			 "t%x (pid %d): protocol error: %s; closing its "
+			 "connection",
+			 c->task->tid, (int)c->pid, why);
 	else
-		plog(PL_ERR,
-		     "pid %d: protocol error: %s; closing the connection",
-		     (int)c->pid, why);
+		plog_src(c->logsrc, PL_ERR,
+			 "%s: protocol error: %s; closing the connection",
+			 conn_peer(c), why);
 	conn_close(d, c, why);
 	return 0;
 }

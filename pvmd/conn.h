@@ -33,8 +33,9 @@ struct conn {
 	int fd;
 	struct loop_io io;
 	enum conn_state state;
-	pid_t pid;	/* SO_PEERCRED */
-	uint64_t since; /* accepted at (loop_now_ms) */
+	pid_t pid;	 /* SO_PEERCRED */
+	uint64_t logsrc; /* whose lines these are (log.h: plog_src) */
+	uint64_t since;	 /* accepted at (loop_now_ms) */
 	struct task *task;
 	enum conn_kind kind;
 
@@ -101,6 +102,9 @@ void conn_before_sleep(struct pvmd *d);
 void conn_flush_now(struct pvmd *d, struct conn *c);
 void conn_close_all(struct pvmd *d);
 /* Closes connections that have not enrolled within max_ms. */
+/* Who is at the other end, for the log: "pid N", "a connection from
+ * a.b.c.d", "the link to host N" (a static buffer). */
+const char *conn_peer(const struct conn *c);
 void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms);
 /* Identity of the peer, from SO_PEERCRED and TM_CONNECT. */
 pid_t conn_peer_pid(const struct conn *c);

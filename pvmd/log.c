@@ -5,10 +5,13 @@
 
 #include "pvmd/log.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,10 +19,13 @@
 static FILE *logf;
 static int to_stderr;
 static int debugmask;
+static char logpath[600];
+static unsigned long logmax = LOG_MAX_DEFAULT, logsize;
+static int max_set;
 
-int log_open(const char *path)
+static int reopen(void)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	FILE *f = fdopen(fd, "a");
@@ -31,7 +37,69 @@ int log_open(const char *path)
 	if (logf)
 		fclose(logf);
 	logf = f;
+	struct stat st;
+	logsize = fstat(fd, &st) == 0 ? (unsigned long)st.st_size : 0;
 	return 0;
+}
+
+/* "16M", "65536", "1G": bytes, or -1. */
+static long long parse_size(const char *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || end == v || *v == '-')
+		return -1;
+	int shift = 0;
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || n > (1ull << 40) >> shift)
+		return -1;
+	return (long long)(n << shift);
+}
+
+int log_open(const char *path)
+{
+	if (strlen(path) >= sizeof logpath)
+		return -1;
+	strcpy(logpath, path);
+	const char *v = getenv("PVM_LOG_MAX");
+	if (!max_set && v && *v) {
+		long long n = parse_size(v);
+		if (n < 0)
+			fprintf(stderr,
+				"pvmd: PVM_LOG_MAX=%s ignored (bytes, with k, M "
+				"or G; 0: no cap)\n",
+				v);
+		else
+			log_set_max((unsigned long)n);
+	}
+	return reopen();
+}
+
+void log_set_max(unsigned long bytes)
+{
+	max_set = 1;
+	/* a cap smaller than a few lines would rotate at every line */
+	logmax = bytes && bytes < 4096 ? 4096 : bytes;
+}
+
+/* The log is full: pvmd.log becomes pvmd.log.1, a new one starts. */
+static void rotate(void)
+{
+	char old[sizeof logpath + 2];
+	snprintf(old, sizeof old, "%s.1", logpath);
+	if (rename(logpath, old) < 0 || reopen() < 0) {
+		/* cannot: stop the cap rather than lose lines silently */
+		logmax = 0;
+		return;
+	}
 }
 
 void log_set_stderr(int on)
@@ -49,9 +117,36 @@ int log_debug_on(void)
 	return debugmask != 0;
 }
 
-static void emit(FILE *f, const char *stamp, const char *lvl, const char *msg)
+static int emit(FILE *f, const char *stamp, const char *lvl, const char *msg)
 {
-	fprintf(f, "%s [%d] %s%s\n", stamp, (int)getpid(), lvl, msg);
+	return fprintf(f, "%s [%d] %s%s\n", stamp, (int)getpid(), lvl, msg);
+}
+
+static void put(int level, const char *msg);
+
+/* Writes a line to the log (rotating it first if it is full) and, when
+ * asked or before the log is open, to stderr. */
+static void put_file(const char *stamp, const char *lvl, const char *msg)
+{
+	if (logf && logmax &&
+	    logsize + strlen(stamp) + strlen(lvl) + strlen(msg) + 16 > logmax) {
+		rotate();
+		if (logf) {
+			char note[700];
+			snprintf(note, sizeof note,
+				 "log rotated at %lu bytes (PVM_LOG_MAX): "
+				 "earlier lines are in %s.1",
+				 logmax, logpath);
+			int n = emit(logf, stamp, "", note);
+			logsize += n > 0 ? (unsigned long)n : 0;
+		}
+	}
+	if (logf) {
+		int n = emit(logf, stamp, lvl, msg);
+		logsize += n > 0 ? (unsigned long)n : 0;
+	}
+	if (!logf || to_stderr)
+		emit(stderr, stamp, lvl, msg);
 }
 
 void plog(int level, const char *fmt, ...)
@@ -64,7 +159,112 @@ void plog(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	put(level, msg);
+}
 
+/* ---- sources that may flood: a token bucket each ---- */
+
+#define NSRC 256
+
+struct src {
+	uint64_t key; /* 0: free */
+	double tokens;
+	uint64_t last_ms, used_ms; /* last refill, last use */
+	unsigned long dropped;
+	uint64_t since_ms; /* first drop since the last report */
+};
+static struct src srcs[NSRC];
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void src_name(uint64_t key, char *buf, size_t len)
+{
+	uint32_t v = (uint32_t)key;
+	if (key >> 32 == 2) {
+		const unsigned char *b = (const unsigned char *)&v;
+		snprintf(buf, len, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+	} else {
+		snprintf(buf, len, "pid %u", (unsigned)v);
+	}
+}
+
+static void report(struct src *b, uint64_t now)
+{
+	if (!b->dropped)
+		return;
+	char who[64], msg[160];
+	src_name(b->key, who, sizeof who);
+	snprintf(msg, sizeof msg,
+		 "%lu lines about %s not logged in the last %.1f s (more than "
+		 "%d a second)",
+		 b->dropped, who, (double)(now - b->since_ms) / 1000.0,
+		 LOG_SRC_RATE);
+	b->dropped = 0;
+	put(PL_ERR, msg);
+}
+
+/* The bucket of `key`: found, a free one, or the one used longest ago
+ * (its count reported first). */
+static struct src *src_get(uint64_t key, uint64_t now)
+{
+	struct src *free_b = NULL, *lru = &srcs[0];
+	for (int i = 0; i < NSRC; i++) {
+		struct src *b = &srcs[i];
+		if (b->key == key)
+			return b;
+		if (!b->key && !free_b)
+			free_b = b;
+		if (b->used_ms < lru->used_ms)
+			lru = b;
+	}
+	struct src *b = free_b ? free_b : lru;
+	if (!free_b)
+		report(b, now);
+	*b = (struct src){.key = key, .tokens = LOG_SRC_BURST, .last_ms = now};
+	return b;
+}
+
+void plog_src(uint64_t src, int level, const char *fmt, ...)
+{
+	if (level == PL_DEBUG && !debugmask)
+		return;
+	if (src) {
+		uint64_t now = now_ms();
+		struct src *b = src_get(src, now);
+		b->tokens += (double)(now - b->last_ms) * LOG_SRC_RATE / 1000.0;
+		if (b->tokens > LOG_SRC_BURST)
+			b->tokens = LOG_SRC_BURST;
+		b->last_ms = b->used_ms = now;
+		if (b->tokens < 1) {
+			if (!b->dropped++)
+				b->since_ms = now;
+			return;
+		}
+		b->tokens -= 1;
+	}
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	put(level, msg);
+}
+
+void log_tick(void)
+{
+	uint64_t now = now_ms();
+	for (int i = 0; i < NSRC; i++)
+		if (srcs[i].key && srcs[i].dropped)
+			report(&srcs[i], now);
+}
+
+static void put(int level, const char *msg)
+{
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
 	struct tm tm;
@@ -77,8 +277,5 @@ void plog(int level, const char *fmt, ...)
 	const char *lvl = level == PL_ERR     ? "error: "
 			  : level == PL_DEBUG ? "debug: "
 					      : "";
-	if (logf)
-		emit(logf, stamp, lvl, msg);
-	if (!logf || to_stderr)
-		emit(stderr, stamp, lvl, msg);
+	put_file(stamp, lvl, msg);
 }

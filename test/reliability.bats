@@ -83,3 +83,60 @@ orphan() {
 	cat "$out"
 	grep -q '^4096 successful$' "$out"
 }
+
+# junk PORT N ADDRS...: N connections from each source address to PORT,
+# each sending a few bytes of junk (less than a frame header) and closing
+junk() {
+	python3 - "$@" <<'PYEOF'
+import socket, sys
+port, n, addrs = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+for a in addrs:
+    for _ in range(n):
+        s = socket.socket()
+        s.bind((a, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.0\r\n")
+        s.close()
+PYEOF
+}
+
+# tcp_port: the pvmd's TCP port
+tcp_port() {
+	ss -ltnpH | grep "pid=$(pvmd_pid)," | awk '{print $4}' | sed 's/.*://' | head -n 1
+}
+
+@test "junk connections to the pvmd's TCP port cannot flood its log: a few lines per address, the rest counted and reported" {
+	start_pvmd
+	local port t0 t1 lines
+	port=$(tcp_port)
+	[ -n "$port" ]
+	t0=$(date +%s)
+	junk "$port" 1000 127.0.0.1
+	t1=$(date +%s)
+	# the count of what was dropped comes with the next tick
+	wait_until 5 grep -q 'lines about 127.0.0.1 not logged' "$VMDIR/pvmd.log"
+	lines=$(grep -c 'a connection from 127.0.0.1' "$VMDIR/pvmd.log")
+	grep 'not logged' "$VMDIR/pvmd.log" | sed 's/^/# /' >&3
+	echo "# 1000 junk connections in $((t1 - t0)) s: $lines lines about them, log $(stat -c %s "$VMDIR/pvmd.log") bytes" >&3
+	# a burst of 20, then 2 a second
+	[ "$lines" -le $((20 + 2 * (t1 - t0 + 3))) ]
+	# every one of them is accounted for
+	local dropped
+	dropped=$(sed -n 's/.* \([0-9][0-9]*\) lines about 127.0.0.1 not logged.*/\1/p' "$VMDIR/pvmd.log" |
+		awk '{ n += $1 } END { print n + 0 }')
+	[ $((lines + dropped)) -eq 1000 ]
+}
+
+@test "the log rotates at PVM_LOG_MAX: pvmd.log and pvmd.log.1 stay under the cap, and the new file says so" {
+	start_pvmd PVM_LOG_MAX=8k
+	local port a addrs=()
+	port=$(tcp_port)
+	for a in $(seq 2 61); do addrs+=("127.0.0.$a"); done
+	# 60 addresses, 10 connections each: some 600 lines of about 110 bytes
+	junk "$port" 10 "${addrs[@]}"
+	wait_until 5 grep -q 'log rotated' "$VMDIR/pvmd.log"
+	ls -l "$VMDIR" >&3
+	[ "$(stat -c %s "$VMDIR/pvmd.log")" -le 8192 ]
+	[ "$(stat -c %s "$VMDIR/pvmd.log.1")" -le 8192 ]
+	head -n 1 "$VMDIR/pvmd.log" | grep -q 'log rotated at 8192 bytes (PVM_LOG_MAX): earlier lines are in .*/pvmd.log.1'
+}

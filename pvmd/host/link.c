@@ -78,6 +78,8 @@ static void tcp_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 		}
 		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
 		if (c) {
+			/* its lines count against its address (log.h) */
+			c->logsrc = LOG_SRC_IP4(sa.sin_addr.s_addr);
 			handshake_init(d, c);
 			plog(PL_DEBUG, "link connection from %s:%d",
 			     inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
@@ -303,9 +305,10 @@ int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 			     "the pvmd at host %d does not know the %s: link refused",
 			     c->peer_no, key);
 		else if (c->hs.fail == HS_E_MAC)
-			plog(PL_ERR,
-			     "refused a link claiming host %d: it does not know the %s",
-			     c->peer_no, key);
+			plog_src(c->logsrc, PL_ERR,
+				 "refused a link from %s claiming host %d: it "
+				 "does not know the %s",
+				 conn_peer(c), c->peer_no, key);
 		if (m.tag) /* the refusal, before the connection closes */
 			send_hs(d, c, &m);
 		*why = c->hs.why;
