@@ -84,3 +84,14 @@ bench-ab: bench/pingpong$(EXEEXT) bench/groups$(EXEEXT) pvmd/pvmd$(EXEEXT) conso
 	kind='$(KIND)'; rounds='$(ROUNDS)'; \
 	$(SHELL) $(abs_top_srcdir)/bench/run-ab.sh --kind "$${kind:-all}" \
 		$${rounds:+--rounds "$$rounds"} "$(BEFORE)" $(abs_top_builddir)
+
+# bench/probe: how long a small request waits while the pvmd has long work
+# (a spawn of 4096, a costly mailbox pattern): bench/run-stall.sh.
+noinst_PROGRAMS += bench/probe
+bench_probe_SOURCES = bench/probe.c bench/timing.h
+bench_probe_LDADD = libpvm/libpvm3.la
+bench_probe_LDFLAGS = -no-install
+EXTRA_DIST += bench/run-stall.sh
+.PHONY: bench-stall
+bench-stall: bench/probe$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
+	$(SHELL) $(abs_top_srcdir)/bench/run-stall.sh $(abs_top_builddir)
