@@ -6,9 +6,12 @@
  *   probes N median M ms p99 P ms max X ms
  *
  *   probe STOPFILE SECS
+ *   probe -put NAME       puts a persistent mailbox entry NAME
+ *   probe -list PATTERN   one pvm_getmboxinfo(PATTERN)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +22,16 @@
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "-put")) {
+		int b = pvm_initsend(PvmDataDefault), one = 1;
+		pvm_pkint(&one, 1, 1);
+		return pvm_putinfo(argv[2], b, PvmMboxPersistent) < 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "-list")) {
+		int n;
+		struct pvmmboxinfo *c;
+		return pvm_getmboxinfo(argv[2], &n, &c) < 0;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: probe STOPFILE SECS\n");
 		return 2;

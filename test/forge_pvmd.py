@@ -3,6 +3,8 @@
 "Authentication") knocks at a pvmd's TCP port.
 
 Usage: forge_pvmd.py HOST PORT HOSTNO
+       forge_pvmd.py HOST PORT HOSTNO SECRETFILE
+
 
 Cases, each on its own connection:
   wrongmac   DM_HELLO as host HOSTNO, then DM_AUTH with a mac made from a
@@ -10,6 +12,11 @@ Cases, each on its own connection:
              connection without a DM_AUTH reply
   early      a data frame before any handshake: closed, nothing answered
   garbage    a header with an absurd length: closed
+With SECRETFILE (the machine's secret, as the pvmd writes it), one case:
+  claim      a peer that knows the secret claims host HOSTNO, which is the
+             number of the pvmd it talks to: the handshake succeeds as far
+             as the MACs go, and the pvmd must close the connection
+             without a DM_AUTH reply
 Prints "ok CASE" or "FAIL CASE: why"; exits 1 on any failure.
 """
 import os
@@ -74,6 +81,29 @@ def wrongmac(host, port, hostno):
     c.close()
 
 
+def claim(host, port, hostno, secret):
+    c = connect(host, port)
+    dst = hostno << 18
+    nonce_c = os.urandom(32)
+    c.sendall(frame(DM_HELLO, i32(WIRE_VERSION) + i32(hostno) + blob(nonce_c),
+                    dst=dst, src=dst))
+    r = recv_frame(c)
+    if r is None:
+        result("claim", False, "no DM_HELLO reply")
+        return
+    f, p = r
+    status = struct.unpack(">i", p[:4])[0]
+    if status != 0:
+        result("claim", False, "hello refused with status %d" % status)
+        return
+    n = struct.unpack(">I", p[8:12])[0]
+    nonce_a = p[12:12 + n]
+    c.sendall(frame(DM_AUTH, blob(mac(secret, b"pvmd-connector", nonce_c, nonce_a)),
+                    dst=dst, src=dst))
+    result("claim", closed_without_reply(c), "a claim of the pvmd's own number was answered")
+    c.close()
+
+
 def early(host, port):
     c = connect(host, port)
     c.sendall(frame(1, b"\0" * 16, flags=FIRST | LAST, dst=0x40001, src=0x80001))
@@ -90,10 +120,18 @@ def garbage(host, port):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__)
         return 2
     host, port, hostno = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if len(sys.argv) == 5:
+        with open(sys.argv[4]) as f:
+            secret = bytes.fromhex(f.read().strip())
+        try:
+            claim(host, port, hostno, secret)
+        except OSError as e:
+            result("connection", False, str(e))
+        return 1 if fails else 0
     for case in (lambda: wrongmac(host, port, hostno), lambda: early(host, port),
                  lambda: garbage(host, port)):
         try:

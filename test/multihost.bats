@@ -602,6 +602,18 @@ mh_port() {
 	show
 	[ "$status" -eq 0 ]
 	mh_log 2 | grep 'refused'
+	# one that knows the secret cannot speak as the host it talks to:
+	# the master's number to the master, a slave's own to that slave
+	on_host 2 cat "$VMDIR/secret" >"$BATS_TEST_TMPDIR/secret"
+	port=$(mh_port 1)
+	run on_host 2 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h1 "$port" 1 "$BATS_TEST_TMPDIR/secret"
+	show
+	[ "$status" -eq 0 ]
+	mh_log 1 | grep "claiming host 1, this host's own number"
+	port=$(mh_port 3)
+	run on_host 1 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h3 "$port" 3 "$BATS_TEST_TMPDIR/secret"
+	show
+	[ "$status" -eq 0 ]
 	[ "$(mh_conf_n)" = 3 ]
 	mh_ok 1 pt_mh pingall nobig
 	mh_ok 3 pt_mh pingall nobig

@@ -250,13 +250,23 @@ static void link_up(struct pvmd *d, struct conn *c)
 }
 
 /* The acceptor has checked the connector's proof: may the link come up?
- * The master takes only host numbers in its table.  On a link keyed with
+ * Nobody may claim our own host number; the master takes only host
+ * numbers in its table.  On a link keyed with
  * our start ticket, DM_AUTH brought the secret: it must be the one the
  * master committed to on our command line (someone who only read the
  * ticket there cannot hand us one of their own); then it is ours and the
  * ticket is burnt (one use). */
 static int admit(struct pvmd *d, struct conn *c, const char **why)
 {
+	if (c->peer_no == host_no_of_tid(d->hosttid)) {
+		/* even with the secret: no peer speaks as this host */
+		plog_src(c->logsrc, PL_ERR,
+			 "refused a link from %s claiming host %d, this "
+			 "host's own number",
+			 conn_peer(c), c->peer_no);
+		*why = "a link claiming this host's number";
+		return -1;
+	}
 	if (!c->hs.ticket) {
 		if (d->hosts->master && !host_get(d, c->peer_no)) {
 			*why = "host number not in the table";
