@@ -188,6 +188,8 @@ static void src_name(uint64_t key, char *buf, size_t len)
 	if (key >> 32 == 2) {
 		const unsigned char *b = (const unsigned char *)&v;
 		snprintf(buf, len, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+	} else if (key >> 32 == 3) {
+		snprintf(buf, len, "t%x", (unsigned)v);
 	} else {
 		snprintf(buf, len, "pid %u", (unsigned)v);
 	}

@@ -30,6 +30,7 @@ void plog(int level, const char *fmt, ...)
  * log is never silent about it. */
 #define LOG_SRC_PID(pid) ((1ull << 32) | (uint32_t)(pid))
 #define LOG_SRC_IP4(a)	 ((2ull << 32) | (uint32_t)(a)) /* network order */
+#define LOG_SRC_TID(tid) ((3ull << 32) | (uint32_t)(tid))
 #define LOG_SRC_BURST	 20
 #define LOG_SRC_RATE	 2
 void plog_src(uint64_t src, int level, const char *fmt, ...)

@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 	idhash_init(&d->tasks);
 	idhash_init(&d->children);
 	idhash_init(&d->contexts);
+	idhash_init(&d->mb_use);
 	log_set_debug(debug);
 	log_set_stderr(foreground);
 	if (host_layer_new(d) < 0) {

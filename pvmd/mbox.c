@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,20 @@ struct mb_entry {
 	int enc;
 	uint8_t *data;
 	size_t len;
+};
+
+/* Caps on what tasks can make the pvmd hold (docs/limits.md): beyond
+ * them a put gets PvmOutOfRes, a held read PvmOutOfRes. */
+#define MB_TASK_ENTRIES 4096	     /* entries one task owns */
+#define MB_TASK_BYTES	(64u << 20)  /* their bodies */
+#define MB_ALL_ENTRIES	65536	     /* entries in the mailbox */
+#define MB_ALL_BYTES	(512u << 20) /* their bodies */
+#define MB_TASK_WAITS	256	     /* PvmMboxWaitForInfo reads held */
+
+/* What one owner holds. */
+struct mb_use {
+	int n;
+	size_t bytes;
 };
 
 struct mb_class {
@@ -86,8 +101,52 @@ static struct mb_class *class_get(struct pvmd *d, const char *name)
 	return k;
 }
 
-static void entry_free(struct mb_entry *e)
+/* Counts e in (sign 1) or out (-1) of its owner's and the total use. */
+static void account(struct pvmd *d, const struct mb_entry *e, int sign)
 {
+	d->mb_count += (size_t)(ptrdiff_t)sign;
+	d->mb_bytes += (size_t)(ptrdiff_t)sign * e->len;
+	if (!e->owner)
+		return; /* an orphan: in the total only */
+	struct mb_use *u = idhash_get(&d->mb_use, e->owner);
+	if (!u && sign > 0) {
+		u = calloc(1, sizeof *u);
+		if (u && idhash_put(&d->mb_use, e->owner, u) < 0) {
+			free(u);
+			u = NULL;
+		}
+	}
+	if (!u)
+		return;
+	u->n += sign;
+	u->bytes += (size_t)(ptrdiff_t)sign * e->len;
+	if (u->n <= 0)
+		free(idhash_del(&d->mb_use, e->owner));
+}
+
+/* Whether `tid` putting `len` bytes (over entry `old`, or as a new one)
+ * stays within the caps. */
+static int within_caps(struct pvmd *d, int tid, const struct mb_entry *old,
+		       size_t len)
+{
+	const struct mb_use *u = idhash_get(&d->mb_use, tid);
+	size_t n = u ? (size_t)u->n : 0, bytes = u ? u->bytes : 0;
+	size_t all_n = d->mb_count, all_bytes = d->mb_bytes;
+	if (old) {
+		all_n--;
+		all_bytes -= old->len;
+		if (old->owner == tid) {
+			n--;
+			bytes -= old->len;
+		}
+	}
+	return n + 1 <= MB_TASK_ENTRIES && bytes + len <= MB_TASK_BYTES &&
+	       all_n + 1 <= MB_ALL_ENTRIES && all_bytes + len <= MB_ALL_BYTES;
+}
+
+static void entry_free(struct pvmd *d, struct mb_entry *e)
+{
+	account(d, e, -1);
 	free(e->data);
 	free(e);
 }
@@ -167,7 +226,7 @@ static int try_read(struct pvmd *d, int tid, const struct wire_hdr *req,
 	}
 	*pp = e->next;
 	reply_entry(d, tid, req, e, e->index);
-	entry_free(e);
+	entry_free(d, e);
 	classes_prune(d);
 	return 1;
 }
@@ -212,6 +271,15 @@ static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
 	}
 	if (e && e->owner != tid && !(e->flags & PvmMboxOverWritable))
 		return PvmDenied;
+	if (!within_caps(d, tid, e, len)) {
+		plog_src(LOG_SRC_TID(tid), PL_ERR,
+			 "t%x: mailbox entry %s refused: beyond the caps (%d "
+			 "entries, %u MiB a task; %d, %u MiB in all)",
+			 tid, name, MB_TASK_ENTRIES, MB_TASK_BYTES >> 20,
+			 MB_ALL_ENTRIES, MB_ALL_BYTES >> 20);
+		classes_prune(d);
+		return PvmOutOfRes;
+	}
 	uint8_t *copy = malloc(len ? len : 1);
 	if (!copy) {
 		classes_prune(d);
@@ -228,6 +296,8 @@ static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
 		e->index = index;
 		e->next = *pp;
 		*pp = e;
+	} else {
+		account(d, e, -1);
 	}
 	free(e->data);
 	e->data = copy;
@@ -235,6 +305,7 @@ static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
 	e->owner = e->src = tid;
 	e->flags = flags;
 	e->enc = enc;
+	account(d, e, 1);
 	wake(d, name);
 	return index;
 }
@@ -279,6 +350,14 @@ int ctl_mbox_get(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		reply_entry(d, tid, h, NULL, PvmBadParam);
 	} else if (!try_read(d, tid, h, name, index, flags)) {
 		struct mb_wait *w = NULL;
+		int held = 0;
+		for (struct mb_wait *x = d->mb_waits; x; x = x->next)
+			held += x->tid == tid;
+		if ((flags & PvmMboxWaitForInfo) && held >= MB_TASK_WAITS) {
+			reply_entry(d, tid, h, NULL, PvmOutOfRes);
+			free(name);
+			return 0;
+		}
 		if (flags & PvmMboxWaitForInfo)
 			w = calloc(1, sizeof *w);
 		if (w) {
@@ -311,7 +390,7 @@ static int del(struct pvmd *d, int tid, const char *name, int index)
 	if (!may_change(d, e, tid))
 		return PvmDenied;
 	*pp = e->next;
-	entry_free(e);
+	entry_free(d, e);
 	classes_prune(d);
 	return index;
 }
@@ -392,12 +471,14 @@ void mbox_task_exit(struct pvmd *d, int tid)
 				continue;
 			}
 			if (e->flags & PvmMboxPersistent) {
-				e->owner = 0;
+				account(d, e, -1);
+				e->owner = 0; /* an orphan now */
+				account(d, e, 1);
 				pp = &e->next;
 				continue;
 			}
 			*pp = e->next;
-			entry_free(e);
+			entry_free(d, e);
 		}
 	}
 	classes_prune(d);
@@ -442,7 +523,7 @@ void mbox_free_all(struct pvmd *d)
 		while (k->ents) {
 			struct mb_entry *e = k->ents;
 			k->ents = e->next;
-			entry_free(e);
+			entry_free(d, e);
 		}
 		free(k->name);
 		free(k);
@@ -453,4 +534,5 @@ void mbox_free_all(struct pvmd *d)
 		free(w->name);
 		free(w);
 	}
+	idhash_fini(&d->mb_use);
 }

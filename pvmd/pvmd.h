@@ -78,6 +78,10 @@ struct pvmd {
 	/* the mailbox (mbox.c) */
 	struct mb_class *mb_classes; /* by name, in creation order */
 	struct mb_wait *mb_waits;    /* reads held until an entry appears */
+	/* what the mailbox holds, for its caps (mbox.c): in all, and per
+	 * owner (tid -> struct mb_use) */
+	size_t mb_count, mb_bytes;
+	struct idhash mb_use;
 
 	/* the other hosts: table, links, starts, forwards (pvmd/host/) */
 	struct hostlayer *hosts;

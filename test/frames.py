@@ -9,6 +9,10 @@ Usage:
                             an unknown control code gets PvmNotImpl
   frames.py SOCKET peer     enroll; expect the pvmd to close the connection
                             without a reply (run as another user)
+  frames.py SOCKET waits N  enroll; send N pvm_recvinfo requests with
+                            PvmMboxWaitForInfo for an entry nobody puts,
+                            without waiting for answers; print how many
+                            were answered at once, and with which codes
 Prints one line per case and "FAIL ..." for each unexpected result; exits 1
 if any.  Only the standard library: it must run as user nobody too.
 """
@@ -228,6 +232,32 @@ def connect(path):
     c.close()
 
 
+def waits(path, n):
+    c, tid = enroll(path)
+    if not c:
+        fail("no reply to TM_CONNECT")
+        return
+    TM_MBOX_GET, WAIT_FOR_INFO = 17, 32
+    req = s(b"hx.never") + i32(0) + i32(WAIT_FOR_INFO)
+    c.sendall(b"".join(ctrl(TM_MBOX_GET, req, wid=100 + k, src=tid)
+                       for k in range(n)))
+    codes = {}
+    c.settimeout(2)
+    while True:
+        try:
+            fr = read_frame(c)
+        except socket.timeout:
+            break
+        if fr is None:
+            break
+        st = struct.unpack(">i", fr[1][:4])[0]
+        codes[st] = codes.get(st, 0) + 1
+    print("answered %d: %s" % (sum(codes.values()),
+                               " ".join("%d x%d" % kv for kv in sorted(codes.items()))),
+          flush=True)
+    c.close()
+
+
 def peer(path):
     try:
         c = open_conn(path)
@@ -245,10 +275,13 @@ def peer(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) == 4 and sys.argv[2] == "waits":
+        waits(sys.argv[1], int(sys.argv[3]))
+    elif len(sys.argv) != 3:
         print(__doc__)
         return 2
-    {"bad": bad, "connect": connect, "peer": peer}[sys.argv[2]](sys.argv[1])
+    else:
+        {"bad": bad, "connect": connect, "peer": peer}[sys.argv[2]](sys.argv[1])
     print("%d failed" % fails, flush=True)
     return 1 if fails else 0
 

@@ -58,6 +58,36 @@ bg_own() {
 	wait "$pid" || true
 }
 
+@test "caps: a task holds at most 4096 entries (then PvmOutOfRes), room again after a delete, and another task still puts" {
+	skip_if_ref "the reference has no cap"
+	run mb fill many 8
+	show
+	[ "${lines[0]}" = "put 4096 code -27" ]
+	[ "${lines[1]}" = "again 0" ]
+	grep -q "mailbox entry many refused: beyond the caps" "$VMDIR/pvmd.log"
+	bg_own other 0 30
+	run mb list other
+	[[ "${lines[1]}" == other:* ]]
+}
+
+@test "caps: a task holds at most 64 MiB of entries: 16 of 4 MiB, the 17th PvmOutOfRes" {
+	skip_if_ref "the reference has no cap"
+	run mb fill big 4194304
+	show
+	[ "${lines[0]}" = "put 16 code -27" ]
+	[ "${lines[1]}" = "again 0" ]
+}
+
+@test "caps: at most 256 PvmMboxWaitForInfo reads of one task are held; the rest are answered PvmOutOfRes at once" {
+	skip_if_ref "the reference has no cap"
+	run timeout 30 python3 "$S/test/frames.py" "$VMDIR/pvmd.sock" waits 300
+	show
+	[ "${lines[0]}" = "answered 44: -27 x44" ]
+	# the pvmd goes on serving
+	run mb list
+	[ "$status" -eq 0 ]
+}
+
 @test "another task gets PvmDenied on an entry that is not overwritable" {
 	bg_own x 0 30
 	run mb other x

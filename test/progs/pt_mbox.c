@@ -13,6 +13,10 @@
  *                    and how long it waited
  *   put NAME VALUE   puts VALUE (an int) as NAME entry 0, default flags
  *   badbuf           a bad buffer id gives PvmNoSuchBuf, not a hang
+ *   fill NAME BYTES  puts entries of BYTES bytes under NAME (multi-
+ *                    instance) until one is refused: prints "put N code
+ *                    C" (N accepted, C the refusal's code), then deletes
+ *                    one and puts again: "again I" (its index or code)
  *   mhf              handler rules in one task
  *   echo             installs a handler for tag 5 that replies from inside
  *                    the handler (tag 6, value + 1000), then receives tag
@@ -140,6 +144,27 @@ static int rules(void)
 		EQ(c[0].mi_nentries, 2);
 		EQ(c[0].mi_flags[0], PvmMboxPersistent | PvmMboxMultiInstance);
 	}
+	return 0;
+}
+
+static int fill(const char *name, int bytes)
+{
+	char *body = calloc(1, (size_t)bytes + 1);
+	int n = 0, code = 0;
+	if (!body)
+		return 1;
+	int b = pvm_initsend(PvmDataRaw);
+	pvm_pkbyte(body, bytes, 1);
+	pvm_setopt(PvmAutoErr, 0);
+	while (n < 100000 &&
+	       (code = pvm_putinfo((char *)name, b, PvmMboxMultiInstance)) >= 0)
+		n++;
+	printf("put %d code %d\n", n, code);
+	pvm_delinfo((char *)name, 0, 0);
+	printf("again %d\n",
+	       pvm_putinfo((char *)name, b, PvmMboxMultiInstance));
+	free(body);
+	pvm_exit();
 	return 0;
 }
 
@@ -281,6 +306,8 @@ int main(int argc, char **argv)
 		printf("read %d\n", b > 0 ? getint(b) : b);
 		pvm_exit();
 		return 0;
+	} else if (!strcmp(role, "fill") && argc > 3) {
+		return fill(argv[2], atoi(argv[3]));
 	} else if (!strcmp(role, "list")) {
 		list(argc > 2 ? argv[2] : "*");
 		pvm_exit();
