@@ -4,7 +4,9 @@
  * Like the reference, a new context is this host's tid plus a counter
  * (0x40001, 0x40002...), so ids are unique in the machine and never 0
  * (the base context).  The counter wraps and skips ids in use; the
- * contexts a task allocated are freed when it exits.
+ * contexts a task allocated are freed when it exits.  A task holds at
+ * most CTX_TASK_MAX at once (then PvmOutOfRes), so that one task cannot
+ * take the ids of all.
  */
 #include "config.h"
 
@@ -15,9 +17,17 @@
 #include "pvm3.h"
 #include "pvmd/context.h"
 #include "pvmd/pvmd.h"
+#include "pvmd/task.h"
+
+/* Contexts one task may hold at once (docs/limits.md): the id space of a
+ * host is shared by all its tasks. */
+#define CTX_TASK_MAX 4096
 
 int context_new(struct pvmd *d, int owner)
 {
+	struct task *t = task_find(d, owner);
+	if (t && t->nctx >= CTX_TASK_MAX)
+		return PvmOutOfRes;
 	for (int i = 0; i < WIRE_TID_TASK_MASK; i++) {
 		int part = d->next_ctx;
 		d->next_ctx = part >= WIRE_TID_TASK_MASK ? 1 : part + 1;
@@ -30,6 +40,8 @@ int context_new(struct pvmd *d, int owner)
 			continue;
 		if (idhash_put(&d->contexts, ctx, (void *)(intptr_t)owner) < 0)
 			return PvmNoMem;
+		if (t)
+			t->nctx++;
 		return ctx;
 	}
 	return PvmOutOfRes;
@@ -38,8 +50,13 @@ int context_new(struct pvmd *d, int owner)
 int context_free(struct pvmd *d, int owner, int ctx)
 {
 	(void)owner; /* any task may free a context, as in the reference */
-	if (!idhash_del(&d->contexts, ctx))
+	if (!idhash_get(&d->contexts, ctx))
 		return PvmNotFound;
+	/* it counts against the task that made it */
+	struct task *t =
+		task_find(d, (int)(intptr_t)idhash_del(&d->contexts, ctx));
+	if (t && t->nctx > 0)
+		t->nctx--;
 	return 0;
 }
 

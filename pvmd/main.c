@@ -457,6 +457,8 @@ int main(int argc, char **argv)
 	idhash_init(&d->children);
 	idhash_init(&d->contexts);
 	idhash_init(&d->mb_use);
+	idhash_init(&d->notify_use);
+	idhash_init(&d->gs_use);
 	log_set_debug(debug);
 	log_set_stderr(foreground);
 	if (host_layer_new(d) < 0) {

@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "proto/wire.h"
@@ -50,15 +51,32 @@ static void send_int(struct pvmd *d, int owner, int tag, int ctx, int value)
 	pvmd_send_msg(d, owner, tag, ctx, b, sizeof b);
 }
 
-static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
-	       int target, int count)
+/* Registrations one task may have at once (docs/limits.md); beyond,
+ * pvm_notify gets PvmOutOfRes. */
+#define NOTIFY_TASK_MAX 65536
+
+/* Counts a registration of `owner` in (1) or out (-1). */
+static void count(struct pvmd *d, int owner, int sign)
 {
+	intptr_t n = (intptr_t)idhash_get(&d->notify_use, owner) + sign;
+	if (n <= 0)
+		idhash_del(&d->notify_use, owner);
+	else
+		idhash_put(&d->notify_use, owner, (void *)n);
+}
+
+static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
+	       int target, int cnt)
+{
+	if ((intptr_t)idhash_get(&d->notify_use, owner) >= NOTIFY_TASK_MAX)
+		return PvmOutOfRes;
 	struct notify *n = malloc(sizeof *n);
 	if (!n)
 		return PvmNoMem;
-	*n = (struct notify){NULL, owner, kind, tag, ctx, target, count};
+	*n = (struct notify){NULL, owner, kind, tag, ctx, target, cnt};
 	*d->notify_tail = n; /* appended: delivered oldest first */
 	d->notify_tail = &n->next;
+	count(d, owner, 1);
 	return 0;
 }
 
@@ -69,6 +87,7 @@ static struct notify *take(struct pvmd *d, struct notify **pp)
 	*pp = n->next;
 	if (!*pp)
 		d->notify_tail = pp;
+	count(d, n->owner, -1);
 	return n;
 }
 
@@ -226,4 +245,5 @@ void notify_free_all(struct pvmd *d)
 {
 	while (d->notifies)
 		free(take(d, &d->notifies));
+	idhash_fini(&d->notify_use);
 }

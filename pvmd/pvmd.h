@@ -65,7 +65,9 @@ struct pvmd {
 
 	struct notify *notifies; /* pvm_notify registrations, oldest first */
 	struct notify **notify_tail; /* where the next one is linked */
-	struct idhash contexts;	     /* ctx -> owner tid (intptr) */
+	struct idhash gs_use;	  /* tid -> groups it is a member of (intptr) */
+	struct idhash notify_use; /* owner -> registrations it has (intptr) */
+	struct idhash contexts;	  /* ctx -> owner tid (intptr) */
 	int next_ctx;
 
 	/* dynamic groups (group.c), sorted by name */

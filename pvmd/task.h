@@ -26,6 +26,7 @@ struct task {
 	int ctx;		    /* context the task starts in */
 	int outtid, outctx, outtag; /* output destination for its children */
 	int noreset;	    /* PvmNoReset set: a console's reset spares it */
+	int nctx;	    /* contexts it holds (context.c) */
 	int tcp_port;	    /* its direct-route TCP listener (TM_CONNECT),
 			     * 0: none */
 	char *aout;	    /* program name ("" if not spawned) */

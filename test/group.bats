@@ -128,6 +128,17 @@ rejoin g 0
 lvgroup h 0"
 }
 
+@test "a task is a member of at most 4096 groups (then PvmOutOfRes); leaving one makes room for one" {
+	skip_if_ref "the reference has no cap"
+	run grp joincap
+	show
+	[ "$status" -eq 0 ]
+	output_is "joined 4096 code -27
+leave j0 0
+join x 0
+join y -27"
+}
+
 @test "instance numbers: the lowest free one is reused after a leave" {
 	run grp reuse
 	expect "me join 0

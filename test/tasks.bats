@@ -77,6 +77,16 @@ teardown() {
 	prog_ok pt_task ctx
 }
 
+@test "notify: a task has at most 65536 registrations (then PvmOutOfRes); one cancelled makes room for one" {
+	skip_if_ref "the reference has no cap"
+	prog_ok pt_task notifycap
+}
+
+@test "contexts: a task holds at most 4096 (then PvmOutOfRes); one freed makes room for one" {
+	skip_if_ref "the reference has no cap"
+	prog_ok pt_task ctxcap
+}
+
 @test "a spawned task's output goes to the pvmd log" {
 	skip_if_ref "the reference logs elsewhere"
 	prog_ok pt_task spawnwait pt_task 2 child print

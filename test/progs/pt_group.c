@@ -306,6 +306,28 @@ static int api_main(void)
 	return 0;
 }
 
+/* ---------- the cap on memberships (docs/limits.md) ---------- */
+
+/* Joins groups j0, j1... until refused: 4096, then PvmOutOfRes; leaving
+ * one makes room for one. */
+static int joincap_main(void)
+{
+	char name[32];
+	int n = 0, st = 0;
+	while (n < 100000) {
+		snprintf(name, sizeof name, "j%d", n);
+		if ((st = pvm_joingroup(name)) < 0)
+			break;
+		n++;
+	}
+	P("joined %d code %d\n", n, st);
+	P("leave j0 %d\n", pvm_lvgroup("j0"));
+	P("join x %d\n", pvm_joingroup("x"));
+	P("join y %d\n", pvm_joingroup("y"));
+	pvm_exit();
+	return 0;
+}
+
 /* ---------- instance numbers ---------- */
 
 static int reuse_main(void)
@@ -530,6 +552,8 @@ int main(int argc, char **argv)
 		rc = api_main();
 	else if (!strcmp(m, "reuse"))
 		rc = reuse_main();
+	else if (!strcmp(m, "joincap"))
+		rc = joincap_main();
 	else if (!strcmp(m, "exitleave"))
 		rc = exitleave_main();
 	else if (!strcmp(m, "barrierpart"))

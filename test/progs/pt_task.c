@@ -547,6 +547,48 @@ static int test_kill(void)
 	return t_done("kill");
 }
 
+/* pvm_newcontext until refused: 4096 a task (docs/limits.md), then
+ * PvmOutOfRes; one freed gives room for one more. */
+static int test_ctxcap(void)
+{
+	int n = 0, c = 0, first = 0;
+	pvm_setopt(PvmAutoErr, 0);
+	while (n < 100000 && (c = pvm_newcontext()) > 0) {
+		if (!first)
+			first = c;
+		n++;
+	}
+	printf("contexts %d code %d\n", n, c);
+	EQ(n, 4096);
+	EQ(c, PvmOutOfRes);
+	EQ(pvm_freecontext(first), 0);
+	CHECK(pvm_newcontext() > 0, "no context after one was freed");
+	EQ(pvm_newcontext(), PvmOutOfRes);
+	return t_done("ctxcap");
+}
+
+/* pvm_notify until refused: 65536 registrations a task (docs/limits.md),
+ * then PvmOutOfRes; a cancelled one (delivered at once) makes room. */
+static int test_notifycap(void)
+{
+	int me = pvm_mytid(), n = 0, st = 0;
+	static int tids[1024];
+	for (int i = 0; i < 1024; i++)
+		tids[i] = me;
+	pvm_setopt(PvmAutoErr, 0);
+	while (n < 200000 &&
+	       (st = pvm_notify(PvmTaskExit, 77, 1024, tids)) >= 0)
+		n += 1024;
+	printf("registrations %d code %d\n", n, st);
+	EQ(n, 65536);
+	EQ(st, PvmOutOfRes);
+	EQ(pvm_notify(PvmTaskExit | PvmNotifyCancel, 77, 1, tids), 0);
+	CHECK(t_recv(-1, 77, 10) > 0, "the cancelled registration's message");
+	EQ(pvm_notify(PvmTaskExit, 77, 1, tids), 0);
+	EQ(pvm_notify(PvmTaskExit, 77, 1, tids), PvmOutOfRes);
+	return t_done("notifycap");
+}
+
 static int test_ctx(void)
 {
 	int me = pvm_mytid(), i;
@@ -740,6 +782,10 @@ int main(int argc, char **argv)
 		return test_kill();
 	if (!strcmp(t, "ctx"))
 		return test_ctx();
+	if (!strcmp(t, "ctxcap"))
+		return test_ctxcap();
+	if (!strcmp(t, "notifycap"))
+		return test_notifycap();
 	if (!strcmp(t, "spawnwait") && argc >= 3)
 		return test_spawnwait(argc, argv);
 	if (!strcmp(t, "startpvmd"))
