@@ -4,6 +4,7 @@
 #include "proto/vmdir.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static int vmid_ok(const char *s)
 	return 1;
 }
 
-int vmdir_path(char *buf, size_t n)
+int vmdir_primary(char *buf, size_t n)
 {
 	const char *tmp = getenv("PVM_TMP");
 	const char *vmid = getenv("PVM_VMID");
@@ -41,6 +42,64 @@ int vmdir_path(char *buf, size_t n)
 		r = snprintf(buf, n, "%s/pvm.%u", tmp, (unsigned)getuid());
 	}
 	return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
+/* The home directory of this uid, from the password database: the same
+ * under cron, su or ssh, whatever HOME says.  0 or -1. */
+static int home_of_uid(char *buf, size_t n)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
+	if (getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &res) != 0 || !res ||
+	    !pw.pw_dir || pw.pw_dir[0] != '/')
+		return -1;
+	int r = snprintf(buf, n, "%s", pw.pw_dir);
+	return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
+/* <home>/.pvm/<host> (level 1: <home>/.pvm), where a machine whose
+ * primary directory another user holds lives.  0 or -1. */
+static int fallback_parent(char *buf, size_t n, int level)
+{
+	char home[400], host[256];
+	if (home_of_uid(home, sizeof home) < 0 ||
+	    gethostname(host, sizeof host) < 0)
+		return -1;
+	host[sizeof host - 1] = '\0';
+	int r = level == 1 ? snprintf(buf, n, "%s/.pvm", home)
+			   : snprintf(buf, n, "%s/.pvm/%s", home, host);
+	return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
+int vmdir_path(char *buf, size_t n)
+{
+	if (vmdir_primary(buf, n) < 0)
+		return -1;
+	char parent[512], fb[600], sock[640];
+	const char *base = strrchr(buf, '/');
+	if (fallback_parent(parent, sizeof parent, 2) < 0 ||
+	    (size_t)snprintf(fb, sizeof fb, "%s/%s", parent, base + 1) >=
+		    sizeof fb)
+		return 0; /* no fallback: the primary it is */
+	struct stat st;
+	int taken;
+	if (lstat(buf, &st) == 0)
+		taken = st.st_uid != getuid();
+	else if (errno == ENOENT)
+		/* free: unless our machine already runs in the fallback
+		 * (its holder removed the name after the pvmd started) */
+		taken = (size_t)snprintf(sock, sizeof sock, "%s/%s", fb,
+					 VMDIR_SOCK) < sizeof sock &&
+			lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
+			st.st_uid == getuid();
+	else
+		taken = 0;
+	if (!taken)
+		return 0;
+	if (strlen(fb) >= n)
+		return -1;
+	strcpy(buf, fb);
+	return 0;
 }
 
 int vmdir_file(char *buf, size_t n, const char *name)
@@ -78,6 +137,19 @@ int vmdir_create(char *err, size_t errlen)
 			err, errlen,
 			"bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')");
 		return -1;
+	}
+	char primary[512];
+	if (vmdir_primary(primary, sizeof primary) == 0 &&
+	    strcmp(primary, dir)) {
+		/* the fallback in our home: its parents, ours alone */
+		char p[512];
+		for (int level = 1; level <= 2; level++)
+			if (fallback_parent(p, sizeof p, level) == 0 &&
+			    mkdir(p, 0700) < 0 && errno != EEXIST) {
+				snprintf(err, errlen, "cannot create %s: %s", p,
+					 strerror(errno));
+				return -1;
+			}
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", dir,

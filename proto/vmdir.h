@@ -24,8 +24,20 @@
 
 /* Writes the directory's path.  Returns 0, or -1 if PVM_VMID holds
  * characters other than letters, digits, '.', '_' and '-' or the path does
- * not fit. */
+ * not fit.
+ *
+ * Another user can create the primary name in a shared PVM_TMP (/tmp)
+ * first.  When it exists and is not ours, every process of ours uses
+ *     <home>/.pvm/<hostname>/pvm.<uid>[.<vmid>]
+ * instead, <home> from the password database (not HOME: the same under
+ * cron, su or ssh), <hostname> because a home may be shared by hosts.
+ * Also when the primary name is free again but our pvmd already runs in
+ * the fallback (its socket is there), so that nobody starts a second
+ * one. */
 int vmdir_path(char *buf, size_t n);
+
+/* The primary path, ${PVM_TMP:-/tmp}/pvm.<uid>[.<vmid>]: 0 or -1. */
+int vmdir_primary(char *buf, size_t n);
 
 /* Path of a file in the directory. Returns 0 or -1 as vmdir_path. */
 int vmdir_file(char *buf, size_t n, const char *name);

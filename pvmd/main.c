@@ -369,6 +369,13 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 
 	plog(PL_INFO, "pvmd started: pid %d, host %s, arch %s, socket %s",
 	     (int)getpid(), d->hostname, d->arch, d->sockpath);
+	char primary[512];
+	if (vmdir_primary(primary, sizeof primary) == 0 &&
+	    strcmp(primary, d->dir))
+		plog(PL_ERR,
+		     "%s belongs to another user: this machine lives in %s "
+		     "(docs/security.md)",
+		     primary, d->dir);
 	if (slave)
 		plog(PL_INFO, "started by the master as host %d (%s)",
 		     d->hosttid >> WIRE_TID_HOST_SHIFT, d->ip);

@@ -11,6 +11,11 @@ setup() {
 
 teardown() {
 	stop_vm
+	# a machine that lived in the home fallback (proto/vmdir.h)
+	if [ -n "${FALLBACK_VMDIR:-}" ]; then
+		rm -rf "$FALLBACK_VMDIR"
+		rmdir "${FALLBACK_VMDIR%/*}" "${FALLBACK_VMDIR%/*/*}" 2>/dev/null || true
+	fi
 }
 
 @test "the VM directory is private (0700) and holds the socket, pid file, lock and log" {
@@ -198,4 +203,39 @@ teardown() {
 	show
 	printf '%s\n' "$output" | grep -Eq '^ +pvmtest-alias\.invalid +40000 +LINUX64 '
 	printf '%s\n' "$output" | grep -Eq '^1 successful$'
+}
+
+@test "another user's directory at the machine's name does not stop it: the machine lives in ~/.pvm/HOST/, where its console and tasks find it" {
+	skip_if_ref "the reference would use it or fail"
+	[ "$(id -u)" -eq 0 ] || skip "needs root to act as user nobody"
+	command -v setpriv >/dev/null || skip "no setpriv"
+	local pub=$TESTTMP/pub home primary
+	# a shared PVM_TMP like /tmp, where nobody gets there first
+	mkdir -m 1777 "$pub"
+	chmod 711 "$TESTTMP"
+	export PVM_TMP=$pub
+	primary=$pub/pvm.0.$PVM_VMID
+	setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 777 "$primary"
+	[ "$(stat -c %U "$primary")" = nobody ]
+	home=$(getent passwd 0 | cut -d: -f6)
+	VMDIR=$home/.pvm/$(hostname)/pvm.0.$PVM_VMID
+	FALLBACK_VMDIR=$VMDIR
+	start_pvmd
+	[ "$(stat -c %a "$VMDIR")" = 700 ]
+	grep -q "$primary belongs to another user: this machine lives in $VMDIR" "$VMDIR/pvmd.log"
+	# the console and a task find it there, without being told
+	run t "$CONSOLE" <<<conf
+	show
+	[[ "$output" == *"1 host, 1 data format"* ]]
+	run t "$TESTTMP/bin/pt_mbox" list
+	show
+	[ "${lines[0]}" = "getmboxinfo 0 n 0" ]
+	# and nobody's directory stayed nobody's, and empty
+	[ "$(stat -c %U "$primary")" = nobody ]
+	[ -z "$(ls -A "$primary")" ]
+	# the holder removes its name: our machine is still found where it is
+	rmdir "$primary"
+	run t "$TESTTMP/bin/pt_mbox" list
+	[ "${lines[0]}" = "getmboxinfo 0 n 0" ]
+	[ ! -e "$primary" ]
 }
