@@ -75,25 +75,26 @@ int vmdir_path(char *buf, size_t n)
 {
 	if (vmdir_primary(buf, n) < 0)
 		return -1;
+	struct stat st;
+	int there = lstat(buf, &st) == 0, missing = !there && errno == ENOENT;
+	if ((there && st.st_uid == getuid()) || (!there && !missing))
+		return 0; /* ours (the usual case: no more to look up) */
 	char parent[512], fb[600], sock[640];
 	const char *base = strrchr(buf, '/');
 	if (fallback_parent(parent, sizeof parent, 2) < 0 ||
 	    (size_t)snprintf(fb, sizeof fb, "%s/%s", parent, base + 1) >=
 		    sizeof fb)
 		return 0; /* no fallback: the primary it is */
-	struct stat st;
 	int taken;
-	if (lstat(buf, &st) == 0)
-		taken = st.st_uid != getuid();
-	else if (errno == ENOENT)
+	if (there)
+		taken = 1; /* another user's */
+	else
 		/* free: unless our machine already runs in the fallback
 		 * (its holder removed the name after the pvmd started) */
 		taken = (size_t)snprintf(sock, sizeof sock, "%s/%s", fb,
 					 VMDIR_SOCK) < sizeof sock &&
 			lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
 			st.st_uid == getuid();
-	else
-		taken = 0;
 	if (!taken)
 		return 0;
 	if (strlen(fb) >= n)
