@@ -351,6 +351,7 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 		c->last_tx = loop_now_ms();
 	c->q[(c->qhead + c->qcount) % c->qcap] = f;
 	c->qcount++;
+	c->qbytes += f->len;
 	mark_dirty(d, c);
 	return 0;
 }
@@ -389,6 +390,7 @@ static int flush(struct conn *c)
 			}
 			left -= rest;
 			c->qoff = 0;
+			c->qbytes -= f->len;
 			fbuf_put(f);
 			c->qhead = (c->qhead + 1) % c->qcap;
 			c->qcount--;

@@ -63,6 +63,7 @@ struct conn {
 	/* output: a ring of frames; qoff bytes of the first are sent */
 	struct fbuf **q;
 	size_t qhead, qcount, qcap, qoff;
+	size_t qbytes; /* bytes of the frames queued (what is not sent) */
 };
 
 struct host;

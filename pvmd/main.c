@@ -262,6 +262,7 @@ static void tick_cb(struct loop *l, struct loop_timer *tm)
 	struct pvmd *d = tm->data;
 	conn_expire_handshakes(d, HANDSHAKE_MS);
 	log_tick();
+	output_resume(d);
 	if (d->accept_paused && !d->halting) {
 		d->accept_paused = 0;
 		loop_io_set(l, &d->listen_io, LOOP_IN);

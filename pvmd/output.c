@@ -30,6 +30,13 @@
 
 #define CHUNK	     4096
 #define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */
+/* A destination task of this host that does not read (a console stopped
+ * with ^Z) may have at most OUT_HOLD_MAX bytes queued at the pvmd: then
+ * the pipes that feed it are not read, their writers block as on a
+ * terminal stopped with ^S, and the pipes are read again once it has
+ * taken its queue down to OUT_HOLD_LOW (docs/limits.md). */
+#define OUT_HOLD_MAX (4u << 20)
+#define OUT_HOLD_LOW (1u << 20)
 
 /* Output message codes in the count field. */
 #define OUT_EOF	  0
@@ -44,6 +51,7 @@ struct outpipe {
 	int tid;
 	int ptid; /* the spawner, named in BEGIN messages */
 	int outtid, outctx, outtag;
+	int paused; /* not read: its destination does not take its queue */
 	char line[LINE_MAX_LOG];
 	size_t linelen;
 };
@@ -165,11 +173,37 @@ static int read_pipe(struct outpipe *p, size_t budget)
 	return 1;
 }
 
+/* The bytes queued at the pvmd for p's destination, if that is a task
+ * of this host (0 otherwise). */
+static size_t dest_queued(const struct outpipe *p)
+{
+	const struct task *t = p->outtid ? task_find(p->d, p->outtid) : NULL;
+	return t && t->conn ? t->conn->qbytes : 0;
+}
+
 static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
-	(void)l;
 	(void)ev;
-	read_pipe(io->data, 256u << 10);
+	struct outpipe *p = io->data;
+	if (dest_queued(p) > OUT_HOLD_MAX) {
+		p->paused = 1;
+		loop_io_set(l, io, 0);
+		plog_src(LOG_SRC_TID(p->tid), PL_INFO,
+			 "t%x: its output destination t%x holds %zu bytes not "
+			 "read: its output waits",
+			 p->tid, p->outtid, dest_queued(p));
+		return;
+	}
+	read_pipe(p, 256u << 10);
+}
+
+void output_resume(struct pvmd *d)
+{
+	for (struct outpipe *p = d->pipes; p; p = p->next)
+		if (p->paused && dest_queued(p) <= OUT_HOLD_LOW) {
+			p->paused = 0;
+			loop_io_set(d->loop, &p->io, LOOP_IN);
+		}
 }
 
 struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,

@@ -21,4 +21,8 @@ void output_close_all(struct pvmd *d);
 enum { OUTPUT_DEST_TID, OUTPUT_DEST_CTX, OUTPUT_DEST_TAG };
 void output_set_dest(struct pvmd *d, int tid, int which, int val);
 
+/* Pipes whose destination did not read (output.c): read again those
+ * whose destination has taken its queue down (called each tick). */
+void output_resume(struct pvmd *d);
+
 #endif /* PVMD_OUTPUT_H */

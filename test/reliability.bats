@@ -140,3 +140,31 @@ tcp_port() {
 	[ "$(stat -c %s "$VMDIR/pvmd.log.1")" -le 8192 ]
 	head -n 1 "$VMDIR/pvmd.log" | grep -q 'log rotated at 8192 bytes (PVM_LOG_MAX): earlier lines are in .*/pvmd.log.1'
 }
+
+# rss_kib PID: resident memory of PID, KiB
+rss_kib() {
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"
+}
+
+@test "output for a task that does not read (stopped) waits in the writer: the pvmd holds at most a few MiB, and everything arrives after SIGCONT" {
+	start_pvmd
+	local out=$TESTTMP/flood reader rss0 rss1 pvmd
+	pvmd=$(pvmd_pid)
+	rss0=$(rss_kib "$pvmd")
+	# the child writes 256 MiB to stdout; its parent takes them as output
+	# messages
+	t "$TESTTMP/bin/pt_out" outflood 256 >"$out" 2>&1 &
+	wait_until 20 grep -qx ready "$out"
+	reader=$(pgrep -f "^$TESTTMP/bin/pt_out outflood 256")
+	kill -STOP "$reader"
+	sleep 2
+	rss1=$(rss_kib "$pvmd")
+	echo "# the pvmd's VmRSS: $rss0 KiB at the start, $rss1 KiB with its reader stopped 2 s" >&3
+	grep 'its output waits' "$VMDIR/pvmd.log" | head -n 1 | sed 's/^/# /' >&3
+	kill -CONT "$reader"
+	wait_until 120 grep -q '^got ' "$out"
+	cat "$out"
+	grep -qx 'got 268435456 bytes' "$out"
+	[ $((rss1 - rss0)) -lt 16384 ]
+	grep -q 'its output waits' "$VMDIR/pvmd.log"
+}

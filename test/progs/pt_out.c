@@ -18,6 +18,11 @@
  *   pt_out sig                          pvm_sendsig to a child
  *   pt_out killself                     a child does pvm_kill(pvm_mytid())
  *   pt_out noreset                      pvm_getnoresets follows PvmNoReset
+ *   pt_out outflood MIB                 its child writes MIB MiB to stdout;
+ *                                       we take them as output messages
+ *                                       (PvmOutputTid), print "ready", and
+ *                                       at the end "got N bytes" (the test
+ *                                       stops us with SIGSTOP meanwhile)
  *
  * Roles of spawned children: say WORDS... (prints the words, one per line,
  * the last one without a newline, and "err WORD" on stderr), parent
@@ -57,7 +62,20 @@ static int child(const char *role, int argc, char **argv)
 	int me = pvm_mytid();
 	if (me < 0)
 		return 1;
-	if (!strcmp(role, "say")) {
+	if (!strcmp(role, "flood") && argc >= 1) {
+		/* MiB of output in 64 KiB writes */
+		static char block[65536];
+		memset(block, 'x', sizeof block);
+		block[sizeof block - 1] = '\n';
+		for (long i = 0; i < atol(argv[0]) * 16; i++)
+			for (size_t off = 0; off < sizeof block;) {
+				ssize_t w = write(1, block + off,
+						  sizeof block - off);
+				if (w <= 0)
+					return 1;
+				off += (size_t)w;
+			}
+	} else if (!strcmp(role, "say")) {
 		say(argc, argv);
 	} else if (!strcmp(role, "parent")) {
 		/* the grandchild's output goes where ours goes */
@@ -293,6 +311,35 @@ static int msgs_main(void)
 	return t_done("msgs");
 }
 
+static int outflood_main(const char *mib)
+{
+	int me = pvm_mytid();
+	if (me < 0)
+		return 1;
+	pvm_setopt(PvmOutputTid, me);
+	pvm_setopt(PvmOutputCode, TAG_OUT);
+	int t = spawn_role(0, "", 2, (char *[]){"flood", (char *)mib});
+	if (t <= 0)
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	size_t got = 0;
+	for (;;) {
+		int b = t_recv(-1, TAG_OUT, 120), hdr[2];
+		if (b <= 0 || pvm_upkint(hdr, 2, 1) < 0)
+			break;
+		if (hdr[0] != t)
+			continue;
+		if (hdr[1] == 0)
+			break;
+		if (hdr[1] > 0)
+			got += (size_t)hdr[1];
+	}
+	printf("got %zu bytes\n", got);
+	pvm_exit();
+	return 0;
+}
+
 static int selfout_main(void)
 {
 	int me = pvm_mytid();
@@ -508,6 +555,8 @@ int main(int argc, char **argv)
 		return msgs_main();
 	if (!strcmp(m, "selfout"))
 		return selfout_main();
+	if (!strcmp(m, "outflood") && argc == 3)
+		return outflood_main(argv[2]);
 	if (!strcmp(m, "flags"))
 		return flags_main();
 	if (!strcmp(m, "wd") && (argc == 3 || argc == 4))
