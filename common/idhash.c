@@ -74,6 +74,15 @@ int idhash_put(struct idhash *h, int key, void *val)
 	return 0;
 }
 
+void idhash_count_add(struct idhash *h, int key, long delta)
+{
+	long n = idhash_count(h, key) + delta;
+	if (n <= 0)
+		idhash_del(h, key);
+	else
+		idhash_put(h, key, (void *)(intptr_t)n);
+}
+
 void *idhash_del(struct idhash *h, int key)
 {
 	struct idhash_slot *s = find(h, key);

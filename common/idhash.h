@@ -54,6 +54,16 @@ int idhash_put(struct idhash *h, int key, void *val);
 /* Removes `key` if present; returns its value or NULL. */
 void *idhash_del(struct idhash *h, int key);
 
+/* A table used as counters (the value is the count, 0 when absent):
+ * the count of `key`, and adds `delta` to it (removing the key when it
+ * falls to 0 or below).  An insertion that fails for memory leaves the
+ * key uncounted. */
+static inline long idhash_count(const struct idhash *h, int key)
+{
+	return (long)(intptr_t)idhash_get(h, key);
+}
+void idhash_count_add(struct idhash *h, int key, long delta);
+
 /* Iteration: for i in [0, h->cap), the value of slot i, NULL when the
  * slot is empty.  Do not insert or delete while iterating; collect the
  * keys first. */

@@ -372,16 +372,6 @@ static char *read_request(struct wire_rd *r, int *arg)
  * pvm_joingroup gets PvmOutOfRes. */
 #define GS_TASK_MAX 4096
 
-/* Counts a membership of tid in (1) or out (-1). */
-static void memberships(struct pvmd *d, int tid, int sign)
-{
-	intptr_t n = (intptr_t)idhash_get(&d->gs_use, tid) + sign;
-	if (n <= 0)
-		idhash_del(&d->gs_use, tid);
-	else
-		idhash_put(&d->gs_use, tid, (void *)n);
-}
-
 int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {
@@ -396,14 +386,14 @@ int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		st = PvmNotInGroup; /* the reference's answer */
 	else if (g && member_inst(g, tid) >= 0)
 		st = PvmDupGroup;
-	else if ((intptr_t)idhash_get(&d->gs_use, tid) >= GS_TASK_MAX)
+	else if (idhash_count(&d->gs_use, tid) >= GS_TASK_MAX)
 		st = PvmOutOfRes;
 	else if (!g && !(g = group_create(d, name)))
 		st = PvmNoMem;
 	else if ((st = member_add(g, tid)) < 0 && !g->n)
 		group_delete(d, g);
 	if (st >= 0) {
-		memberships(d, tid, 1);
+		idhash_count_add(&d->gs_use, tid, 1);
 		group_changed(d, g, 0);
 	}
 	plog(PL_DEBUG, "t%x joins group %s: %d", tid, name, st);
@@ -419,7 +409,7 @@ static void leave(struct pvmd *d, struct group *g, int tid, int inst,
 		  int answer)
 {
 	member_remove(g, tid, inst);
-	memberships(d, tid, -1);
+	idhash_count_add(&d->gs_use, tid, -1);
 	if (g->frozen && !g->defunct) {
 		plog(PL_DEBUG, "group %s: frozen, now defunct", g->name);
 		g->defunct = 1;

@@ -149,17 +149,21 @@ static void put_file(const char *stamp, const char *lvl, const char *msg)
 		emit(stderr, stamp, lvl, msg);
 }
 
+static void vput(int level, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	put(level, msg);
+}
+
 void plog(int level, const char *fmt, ...)
 {
 	if (level == PL_DEBUG && !debugmask)
 		return;
-
-	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vput(level, fmt, ap);
 	va_end(ap);
-	put(level, msg);
 }
 
 /* ---- sources that may flood: a token bucket each ---- */
@@ -249,12 +253,10 @@ void plog_src(uint64_t src, int level, const char *fmt, ...)
 		}
 		b->tokens -= 1;
 	}
-	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vput(level, fmt, ap);
 	va_end(ap);
-	put(level, msg);
 }
 
 void log_tick(void)

@@ -55,20 +55,10 @@ static void send_int(struct pvmd *d, int owner, int tag, int ctx, int value)
  * pvm_notify gets PvmOutOfRes. */
 #define NOTIFY_TASK_MAX 65536
 
-/* Counts a registration of `owner` in (1) or out (-1). */
-static void count(struct pvmd *d, int owner, int sign)
-{
-	intptr_t n = (intptr_t)idhash_get(&d->notify_use, owner) + sign;
-	if (n <= 0)
-		idhash_del(&d->notify_use, owner);
-	else
-		idhash_put(&d->notify_use, owner, (void *)n);
-}
-
 static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
 	       int target, int cnt)
 {
-	if ((intptr_t)idhash_get(&d->notify_use, owner) >= NOTIFY_TASK_MAX)
+	if (idhash_count(&d->notify_use, owner) >= NOTIFY_TASK_MAX)
 		return PvmOutOfRes;
 	struct notify *n = malloc(sizeof *n);
 	if (!n)
@@ -76,7 +66,7 @@ static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
 	*n = (struct notify){NULL, owner, kind, tag, ctx, target, cnt};
 	*d->notify_tail = n; /* appended: delivered oldest first */
 	d->notify_tail = &n->next;
-	count(d, owner, 1);
+	idhash_count_add(&d->notify_use, owner, 1);
 	return 0;
 }
 
@@ -87,7 +77,7 @@ static struct notify *take(struct pvmd *d, struct notify **pp)
 	*pp = n->next;
 	if (!*pp)
 		d->notify_tail = pp;
-	count(d, n->owner, -1);
+	idhash_count_add(&d->notify_use, n->owner, -1);
 	return n;
 }
 

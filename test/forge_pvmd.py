@@ -54,54 +54,51 @@ def connect(host, port):
     return c
 
 
-def wrongmac(host, port, hostno):
+def hello(case, host, port, hostno, dst):
+    """A DM_HELLO as host hostno: (connection, nonce_c, nonce_a) once the
+    pvmd has answered it with status 0, else None (the case failed)."""
     c = connect(host, port)
-    dst = hostno << 18
     nonce_c = os.urandom(32)
     c.sendall(frame(DM_HELLO, i32(WIRE_VERSION) + i32(hostno) + blob(nonce_c),
-                    dst=0x40000, src=dst))
+                    dst=dst, src=hostno << 18))
     r = recv_frame(c)
     if r is None:
-        result("wrongmac", False, "no DM_HELLO reply")
-        return
+        result(case, False, "no DM_HELLO reply")
+        return None
     f, p = r
-    if f[5] != DM_HELLO or not f[1] & REPLY or len(p) < 8:
-        result("wrongmac", False, "unexpected answer code %d flags %d" % (f[5], f[1]))
-        return
+    if f[5] != DM_HELLO or not f[1] & REPLY or len(p) < 12:
+        result(case, False, "unexpected answer code %d flags %d" % (f[5], f[1]))
+        return None
     status = struct.unpack(">i", p[:4])[0]
     if status != 0:
-        result("wrongmac", False, "hello refused with status %d" % status)
-        return
+        result(case, False, "hello refused with status %d" % status)
+        return None
     n = struct.unpack(">I", p[8:12])[0]
-    nonce_a = p[12:12 + n]
-    secret = os.urandom(32)  # not the machine's
+    return c, nonce_c, p[12:12 + n]
+
+
+def auth_refused(case, h, secret, dst, hostno, why):
+    """DM_AUTH with a mac made from `secret`: the pvmd must close the
+    connection without answering it."""
+    c, nonce_c, nonce_a = h
     c.sendall(frame(DM_AUTH, blob(mac(secret, b"pvmd-connector", nonce_c, nonce_a)),
-                    dst=0x40000, src=dst))
-    result("wrongmac", closed_without_reply(c), "got an answer to a wrong mac")
+                    dst=dst, src=hostno << 18))
+    result(case, closed_without_reply(c), why)
     c.close()
+
+
+def wrongmac(host, port, hostno):
+    h = hello("wrongmac", host, port, hostno, 0x40000)
+    if h:  # a secret that is not the machine's
+        auth_refused("wrongmac", h, os.urandom(32), 0x40000, hostno,
+                     "got an answer to a wrong mac")
 
 
 def claim(host, port, hostno, secret):
-    c = connect(host, port)
-    dst = hostno << 18
-    nonce_c = os.urandom(32)
-    c.sendall(frame(DM_HELLO, i32(WIRE_VERSION) + i32(hostno) + blob(nonce_c),
-                    dst=dst, src=dst))
-    r = recv_frame(c)
-    if r is None:
-        result("claim", False, "no DM_HELLO reply")
-        return
-    f, p = r
-    status = struct.unpack(">i", p[:4])[0]
-    if status != 0:
-        result("claim", False, "hello refused with status %d" % status)
-        return
-    n = struct.unpack(">I", p[8:12])[0]
-    nonce_a = p[12:12 + n]
-    c.sendall(frame(DM_AUTH, blob(mac(secret, b"pvmd-connector", nonce_c, nonce_a)),
-                    dst=dst, src=dst))
-    result("claim", closed_without_reply(c), "a claim of the pvmd's own number was answered")
-    c.close()
+    h = hello("claim", host, port, hostno, hostno << 18)
+    if h:
+        auth_refused("claim", h, secret, hostno << 18, hostno,
+                     "a claim of the pvmd's own number was answered")
 
 
 def early(host, port):
