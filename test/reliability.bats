@@ -112,19 +112,27 @@ tcp_port() {
 	[ -n "$port" ]
 	t0=$(date +%s)
 	junk "$port" 1000 127.0.0.1
+	# every one of them is accounted for, once the pvmd has seen them
+	# all: a line each or a count (reported with each tick)
+	wait_until 20 junk_accounted 1000
 	t1=$(date +%s)
-	# the count of what was dropped comes with the next tick
-	wait_until 5 grep -q 'lines about 127.0.0.1 not logged' "$VMDIR/pvmd.log"
-	lines=$(grep -c 'a connection from 127.0.0.1' "$VMDIR/pvmd.log")
 	grep 'not logged' "$VMDIR/pvmd.log" | sed 's/^/# /' >&3
-	echo "# 1000 junk connections in $((t1 - t0)) s: $lines lines about them, log $(stat -c %s "$VMDIR/pvmd.log") bytes" >&3
+	echo "# 1000 junk connections, all accounted for after $((t1 - t0)) s: $(junk_lines) lines about them, log $(stat -c %s "$VMDIR/pvmd.log") bytes" >&3
 	# a burst of 20, then 2 a second
-	[ "$lines" -le $((20 + 2 * (t1 - t0 + 3))) ]
-	# every one of them is accounted for
+	[ "$(junk_lines)" -le $((20 + 2 * (t1 - t0 + 2))) ]
+}
+
+# junk_lines: the log's lines about junk connections from 127.0.0.1
+junk_lines() {
+	grep -c 'a connection from 127.0.0.1' "$VMDIR/pvmd.log"
+}
+
+# junk_accounted N: N of them logged or counted as not logged
+junk_accounted() {
 	local dropped
 	dropped=$(sed -n 's/.* \([0-9][0-9]*\) lines about 127.0.0.1 not logged.*/\1/p' "$VMDIR/pvmd.log" |
 		awk '{ n += $1 } END { print n + 0 }')
-	[ $((lines + dropped)) -eq 1000 ]
+	[ $(($(junk_lines) + dropped)) -eq "$1" ]
 }
 
 @test "the log rotates at PVM_LOG_MAX: pvmd.log and pvmd.log.1 stay under the cap, and the new file says so" {
@@ -165,6 +173,9 @@ rss_kib() {
 	wait_until 120 grep -q '^got ' "$out"
 	cat "$out"
 	grep -qx 'got 268435456 bytes' "$out"
-	[ $((rss1 - rss0)) -lt 16384 ]
 	grep -q 'its output waits' "$VMDIR/pvmd.log"
+	# (AddressSanitizer's quarantine keeps freed memory resident)
+	if ! ldd "$PVMD_BIN" | grep -q libasan; then
+		[ $((rss1 - rss0)) -lt 16384 ]
+	fi
 }
