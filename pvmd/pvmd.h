@@ -37,8 +37,6 @@ struct hostlayer;
 #define PVMD_HOSTNO 1
 #define PVMD_SPEED  1000
 
-struct spawn_job;
-
 struct pvmd {
 	struct loop *loop;
 	int hosttid; /* host number << 18: 0x40000 on the master */
@@ -65,14 +63,14 @@ struct pvmd {
 
 	struct notify *notifies; /* pvm_notify registrations, oldest first */
 	struct notify **notify_tail; /* where the next one is linked */
-	struct idhash gs_use;	  /* tid -> groups it is a member of (intptr) */
-	struct idhash notify_use; /* owner -> registrations it has (intptr) */
-	struct idhash contexts;	  /* ctx -> owner tid (intptr) */
+	struct idhash notify_use;    /* owner -> registrations it has (count) */
+	struct idhash contexts;	     /* ctx -> owner tid (intptr) */
 	int next_ctx;
 
 	/* dynamic groups (group.c), sorted by name */
 	struct group **groups;
 	size_t ngroups, capgroups;
+	struct idhash gs_use; /* tid -> groups it is a member of (count) */
 	/* the groups' shared slots (group_shm.c), NULL: none */
 	struct gshm_slot *gshm;
 	char gshm_path[600];
@@ -94,9 +92,8 @@ struct pvmd {
 	int *resv;
 	size_t nresv, capresv;
 	int resv_src;
-	struct spawn_job *spawn_jobs; /* spawns in progress (spawn.c) */
-	unsigned long child_nofile;   /* RLIMIT_NOFILE soft limit for children
-				       * (0: leave as is) */
+	unsigned long child_nofile; /* RLIMIT_NOFILE soft limit for children
+				     * (0: leave as is) */
 
 	char dir[512]; /* the virtual machine's private directory */
 	char sockpath[600], pidpath[600], lockpath[600], logpath[600];

@@ -451,7 +451,6 @@ static int host_selected(const struct pvmd *d, int flags, const char *host)
 #define SPAWN_STEP_MS 10
 
 struct spawn_job {
-	struct spawn_job *next; /* d->spawn_jobs */
 	struct pvmd *d;
 	struct spawn_req q; /* owned */
 	int ptid;
@@ -531,11 +530,6 @@ static void start_slot(struct spawn_job *j)
 static void job_end(struct spawn_job *j, int status)
 {
 	struct pvmd *d = j->d;
-	struct spawn_job **pp = &d->spawn_jobs;
-	while (*pp && *pp != j)
-		pp = &(*pp)->next;
-	if (*pp)
-		*pp = j->next;
 	loop_timer_stop(d->loop, &j->timer);
 	int started = j->sibs ? j->sibs->n : 0;
 	struct spawn_result r = {
@@ -664,8 +658,6 @@ void spawn_start(struct pvmd *d, int ptid, struct spawn_req *q,
 	j->cookie = cookie;
 	j->tids = tids;
 	loop_timer_init(&j->timer, job_step, j);
-	j->next = d->spawn_jobs;
-	d->spawn_jobs = j;
 	if (d->halting) {
 		job_end(j, PvmSysErr);
 		return;
