@@ -14,8 +14,8 @@
 #include "pvmd/conn.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -272,14 +272,14 @@ static void conn_free(struct conn *c)
 const char *conn_peer(const struct conn *c)
 {
 	static char buf[64];
-	uint32_t a = (uint32_t)c->logsrc;
-	const unsigned char *b = (const unsigned char *)&a;
+	char who[32];
 	if (c->kind == CONN_LINK && c->host)
 		snprintf(buf, sizeof buf, "the link to host %d", c->peer_no);
-	else if (c->kind == CONN_LINK && c->logsrc >> 32 == 2)
-		snprintf(buf, sizeof buf, "a connection from %u.%u.%u.%u", b[0],
-			 b[1], b[2], b[3]);
-	else if (c->kind == CONN_LINK)
+	else if (c->kind == CONN_LINK && c->logsrc) {
+		/* accepted: the address it came from */
+		log_src_name(c->logsrc, who, sizeof who);
+		snprintf(buf, sizeof buf, "a connection from %s", who);
+	} else if (c->kind == CONN_LINK)
 		snprintf(buf, sizeof buf, "a link to host %d", c->peer_no);
 	else
 		snprintf(buf, sizeof buf, "pid %d", (int)c->pid);

@@ -102,10 +102,10 @@ void conn_before_sleep(struct pvmd *d);
  * output that must be readable before a change in shared memory). */
 void conn_flush_now(struct pvmd *d, struct conn *c);
 void conn_close_all(struct pvmd *d);
-/* Closes connections that have not enrolled within max_ms. */
 /* Who is at the other end, for the log: "pid N", "a connection from
  * a.b.c.d", "the link to host N" (a static buffer). */
 const char *conn_peer(const struct conn *c);
+/* Closes connections that have not enrolled within max_ms. */
 void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms);
 /* Identity of the peer, from SO_PEERCRED and TM_CONNECT. */
 pid_t conn_peer_pid(const struct conn *c);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "pvmd/log.h"
+#include "pvmd/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,11 +96,8 @@ static void rotate(void)
 {
 	char old[sizeof logpath + 2];
 	snprintf(old, sizeof old, "%s.1", logpath);
-	if (rename(logpath, old) < 0 || reopen() < 0) {
-		/* cannot: stop the cap rather than lose lines silently */
-		logmax = 0;
-		return;
-	}
+	if (rename(logpath, old) < 0 || reopen() < 0)
+		logmax = 0; /* cannot: no cap rather than lines lost */
 }
 
 void log_set_stderr(int on)
@@ -122,7 +120,12 @@ static int emit(FILE *f, const char *stamp, const char *lvl, const char *msg)
 	return fprintf(f, "%s [%d] %s%s\n", stamp, (int)getpid(), lvl, msg);
 }
 
-static void put(int level, const char *msg);
+/* A line into the open log file, counted against its cap. */
+static void emit_log(const char *stamp, const char *lvl, const char *msg)
+{
+	int n = emit(logf, stamp, lvl, msg);
+	logsize += n > 0 ? (unsigned long)n : 0;
+}
 
 /* Writes a line to the log (rotating it first if it is full) and, when
  * asked or before the log is open, to stderr. */
@@ -137,16 +140,30 @@ static void put_file(const char *stamp, const char *lvl, const char *msg)
 				 "log rotated at %lu bytes (PVM_LOG_MAX): "
 				 "earlier lines are in %s.1",
 				 logmax, logpath);
-			int n = emit(logf, stamp, "", note);
-			logsize += n > 0 ? (unsigned long)n : 0;
+			emit_log(stamp, "", note);
 		}
 	}
-	if (logf) {
-		int n = emit(logf, stamp, lvl, msg);
-		logsize += n > 0 ? (unsigned long)n : 0;
-	}
+	if (logf)
+		emit_log(stamp, lvl, msg);
 	if (!logf || to_stderr)
 		emit(stderr, stamp, lvl, msg);
+}
+
+static void put(int level, const char *msg)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	struct tm tm;
+	localtime_r(&tv.tv_sec, &tm);
+	char stamp[48];
+	size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(stamp + n, sizeof stamp - n, ".%03ld",
+		 (long)tv.tv_usec / 1000);
+
+	const char *lvl = level == PL_ERR     ? "error: "
+			  : level == PL_DEBUG ? "debug: "
+					      : "";
+	put_file(stamp, lvl, msg);
 }
 
 static void vput(int level, const char *fmt, va_list ap)
@@ -179,14 +196,7 @@ struct src {
 };
 static struct src srcs[NSRC];
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void src_name(uint64_t key, char *buf, size_t len)
+void log_src_name(uint64_t key, char *buf, size_t len)
 {
 	uint32_t v = (uint32_t)key;
 	if (key >> 32 == 2) {
@@ -204,7 +214,7 @@ static void report(struct src *b, uint64_t now)
 	if (!b->dropped)
 		return;
 	char who[64], msg[160];
-	src_name(b->key, who, sizeof who);
+	log_src_name(b->key, who, sizeof who);
 	snprintf(msg, sizeof msg,
 		 "%lu lines about %s not logged in the last %.1f s (more than "
 		 "%d a second)",
@@ -240,7 +250,7 @@ void plog_src(uint64_t src, int level, const char *fmt, ...)
 	if (level == PL_DEBUG && !debugmask)
 		return;
 	if (src) {
-		uint64_t now = now_ms();
+		uint64_t now = loop_now_ms();
 		struct src *b = src_get(src, now);
 		b->tokens += (double)(now - b->last_ms) * LOG_SRC_RATE / 1000.0;
 		if (b->tokens > LOG_SRC_BURST)
@@ -261,25 +271,8 @@ void plog_src(uint64_t src, int level, const char *fmt, ...)
 
 void log_tick(void)
 {
-	uint64_t now = now_ms();
+	uint64_t now = loop_now_ms();
 	for (int i = 0; i < NSRC; i++)
 		if (srcs[i].key && srcs[i].dropped)
 			report(&srcs[i], now);
-}
-
-static void put(int level, const char *msg)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	struct tm tm;
-	localtime_r(&tv.tv_sec, &tm);
-	char stamp[48];
-	size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(stamp + n, sizeof stamp - n, ".%03ld",
-		 (long)tv.tv_usec / 1000);
-
-	const char *lvl = level == PL_ERR     ? "error: "
-			  : level == PL_DEBUG ? "debug: "
-					      : "";
-	put_file(stamp, lvl, msg);
 }

@@ -7,6 +7,7 @@
 #ifndef PVMD_LOG_H
 #define PVMD_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum { PL_ERR, PL_INFO, PL_DEBUG };
@@ -35,6 +36,8 @@ void plog(int level, const char *fmt, ...)
 #define LOG_SRC_RATE	 2
 void plog_src(uint64_t src, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A source key as the log names it: "10.0.0.7", "t40001", "pid 123". */
+void log_src_name(uint64_t src, char *buf, size_t len);
 /* Once a second (the pvmd's tick): reports the sources whose lines were
  * dropped since the last report. */
 void log_tick(void);
