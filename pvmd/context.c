@@ -50,11 +50,11 @@ int context_new(struct pvmd *d, int owner)
 int context_free(struct pvmd *d, int owner, int ctx)
 {
 	(void)owner; /* any task may free a context, as in the reference */
-	if (!idhash_get(&d->contexts, ctx))
+	void *maker = idhash_del(&d->contexts, ctx);
+	if (!maker)
 		return PvmNotFound;
 	/* it counts against the task that made it */
-	struct task *t =
-		task_find(d, (int)(intptr_t)idhash_del(&d->contexts, ctx));
+	struct task *t = task_find(d, (int)(intptr_t)maker);
 	if (t && t->nctx > 0)
 		t->nctx--;
 	return 0;

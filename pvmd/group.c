@@ -367,11 +367,11 @@ static char *read_request(struct wire_rd *r, int *arg)
 	return name;
 }
 
-/* TM_GS_JOIN: str group -> i32 instance or error. */
 /* Groups one task may be a member of at once (docs/limits.md); beyond,
  * pvm_joingroup gets PvmOutOfRes. */
 #define GS_TASK_MAX 4096
 
+/* TM_GS_JOIN: str group -> i32 instance or error. */
 int ctl_gs_join(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {

@@ -56,14 +56,14 @@ static void send_int(struct pvmd *d, int owner, int tag, int ctx, int value)
 #define NOTIFY_TASK_MAX 65536
 
 static int add(struct pvmd *d, int owner, int kind, int tag, int ctx,
-	       int target, int cnt)
+	       int target, int count)
 {
 	if (idhash_count(&d->notify_use, owner) >= NOTIFY_TASK_MAX)
 		return PvmOutOfRes;
 	struct notify *n = malloc(sizeof *n);
 	if (!n)
 		return PvmNoMem;
-	*n = (struct notify){NULL, owner, kind, tag, ctx, target, cnt};
+	*n = (struct notify){NULL, owner, kind, tag, ctx, target, count};
 	*d->notify_tail = n; /* appended: delivered oldest first */
 	d->notify_tail = &n->next;
 	idhash_count_add(&d->notify_use, owner, 1);

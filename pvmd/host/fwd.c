@@ -80,6 +80,15 @@ static void pend_free(struct pvmd *d, struct pend *p)
 	free(p);
 }
 
+/* The request of the pvmd's own whose wid this is, or NULL (given up). */
+static struct pend *pend_of(struct pvmd *d, uint32_t wid)
+{
+	struct pend *p = d->hosts->pends;
+	while (p && p->wid != wid)
+		p = p->next;
+	return p;
+}
+
 static int pend_wait(struct pend *p, int hostno)
 {
 	if (hostno < 1 || hostno > HOST_MAX || p->waiting[hostno])
@@ -259,14 +268,6 @@ static int spawn_selects(const struct pvmd *d, const struct host *o, int flags,
 	else
 		in = 1;
 	return (flags & PvmHostCompl) ? !in : in;
-}
-
-static struct pend *pend_of(struct pvmd *d, uint32_t wid)
-{
-	struct pend *p = d->hosts->pends;
-	while (p && p->wid != wid)
-		p = p->next;
-	return p;
 }
 
 /* This host's part has started (spawn_start): its tids fill its slots as
@@ -500,9 +501,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		conn_send(d, t->conn, f);
 		return;
 	}
-	struct pend *p = d->hosts->pends;
-	while (p && p->wid != h->wid)
-		p = p->next;
+	struct pend *p = pend_of(d, h->wid);
 	int no = host_no_of_tid(h->src);
 	if (!p || !pend_done(p, no))
 		return; /* late: a host that was given up on */
