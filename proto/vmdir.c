@@ -103,20 +103,30 @@ int vmdir_path(char *buf, size_t n)
 	return 0;
 }
 
+int vmdir_in(char *buf, size_t n, const char *dir, const char *name)
+{
+	int r = snprintf(buf, n, "%s/%s", dir, name);
+	return (r < 0 || (size_t)r >= n) ? -1 : 0;
+}
+
 int vmdir_file(char *buf, size_t n, const char *name)
 {
 	char dir[512];
 	if (vmdir_path(dir, sizeof dir) < 0)
 		return -1;
-	int r = snprintf(buf, n, "%s/%s", dir, name);
-	return (r < 0 || (size_t)r >= n) ? -1 : 0;
+	return vmdir_in(buf, n, dir, name);
+}
+
+int vmdir_task_sock_in(char *buf, size_t n, const char *dir, int tid)
+{
+	char name[32];
+	snprintf(name, sizeof name, "t%x.sock", (unsigned)tid);
+	return dir ? vmdir_in(buf, n, dir, name) : vmdir_file(buf, n, name);
 }
 
 int vmdir_task_sock(char *buf, size_t n, int tid)
 {
-	char name[32];
-	snprintf(name, sizeof name, "t%x.sock", (unsigned)tid);
-	return vmdir_file(buf, n, name);
+	return vmdir_task_sock_in(buf, n, NULL, tid);
 }
 
 static int dir_is_private(const char *dir)
@@ -130,15 +140,8 @@ static int dir_is_private(const char *dir)
 	return 0;
 }
 
-int vmdir_create(char *err, size_t errlen)
+int vmdir_create(const char *dir, char *err, size_t errlen)
 {
-	char dir[512];
-	if (vmdir_path(dir, sizeof dir) < 0) {
-		snprintf(
-			err, errlen,
-			"bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')");
-		return -1;
-	}
 	char primary[512];
 	if (vmdir_primary(primary, sizeof primary) == 0 &&
 	    strcmp(primary, dir)) {

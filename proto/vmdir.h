@@ -41,15 +41,21 @@ int vmdir_primary(char *buf, size_t n);
 
 /* Path of a file in the directory. Returns 0 or -1 as vmdir_path. */
 int vmdir_file(char *buf, size_t n, const char *name);
+/* The same in a directory already known (the pvmd's: vmdir_path looks at
+ * the file system each time). */
+int vmdir_in(char *buf, size_t n, const char *dir, const char *name);
 
 /* Path of the direct-route socket of task `tid`. */
 int vmdir_task_sock(char *buf, size_t n, int tid);
+/* The same in directory `dir` (NULL: vmdir_path's). */
+int vmdir_task_sock_in(char *buf, size_t n, const char *dir, int tid);
 
-/* Creates the directory if needed, without races: mkdir with mode 0700,
- * and when it exists, accepts it only if it is a real directory (not a
- * symlink) owned by this user with no group/other permissions.  Returns 0,
- * or -1 with a message in err. */
-int vmdir_create(char *err, size_t errlen);
+/* Creates directory `dir` (what vmdir_path gave, once: the pvmd keeps
+ * it) if needed, without races: mkdir with mode 0700 (and the parents of
+ * the fallback in the home, ours alone), and when it exists, accepts it
+ * only if it is a real directory (not a symlink) owned by this user with
+ * no group/other permissions.  Returns 0, or -1 with a message in err. */
+int vmdir_create(const char *dir, char *err, size_t errlen);
 
 /* Checks that an existing directory is ours and private (for clients
  * before they trust the socket in it).  Returns 0 or -1. */

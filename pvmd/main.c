@@ -487,15 +487,15 @@ int main(int argc, char **argv)
 
 	char err[600];
 	if (vmdir_path(d->dir, sizeof d->dir) < 0 ||
-	    vmdir_file(d->sockpath, sizeof d->sockpath, VMDIR_SOCK) < 0 ||
-	    vmdir_file(d->pidpath, sizeof d->pidpath, VMDIR_PID) < 0 ||
-	    vmdir_file(d->lockpath, sizeof d->lockpath, VMDIR_LOCK) < 0 ||
-	    vmdir_file(d->logpath, sizeof d->logpath, VMDIR_LOG) < 0) {
+	    vmdir_in(d->sockpath, sizeof d->sockpath, d->dir, VMDIR_SOCK) < 0 ||
+	    vmdir_in(d->pidpath, sizeof d->pidpath, d->dir, VMDIR_PID) < 0 ||
+	    vmdir_in(d->lockpath, sizeof d->lockpath, d->dir, VMDIR_LOCK) < 0 ||
+	    vmdir_in(d->logpath, sizeof d->logpath, d->dir, VMDIR_LOG) < 0) {
 		fprintf(stderr,
 			"pvmd: bad PVM_VMID or PVM_TMP (VMID may hold letters, digits, '.', '_', '-')\n");
 		return 1;
 	}
-	if (vmdir_create(err, sizeof err) < 0) {
+	if (vmdir_create(d->dir, err, sizeof err) < 0) {
 		fprintf(stderr, "pvmd: %s\n", err);
 		return 1;
 	}

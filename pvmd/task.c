@@ -88,7 +88,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	drop_pending(t);
 	/* Its direct-route socket, if it crashed without removing it. */
 	char path[600];
-	if (vmdir_task_sock(path, sizeof path, tid) == 0)
+	if (vmdir_task_sock_in(path, sizeof path, d->dir, tid) == 0)
 		unlink(path);
 	/* Its shared-memory inbox: senders see it dead (docs/shm.md). */
 	shmseg_mark_dead(tid);

@@ -553,7 +553,7 @@ void host_set_addr(struct pvmd *d)
 int host_save_secret(const struct pvmd *d)
 {
 	char path[600];
-	if (vmdir_file(path, sizeof path, VMDIR_SECRET) < 0)
+	if (vmdir_in(path, sizeof path, d->dir, VMDIR_SECRET) < 0)
 		return -1;
 	return auth_secret_save(path, d->hosts->secret);
 }
@@ -636,7 +636,7 @@ void host_fini(struct pvmd *d)
 		}
 	}
 	char path[600];
-	if (vmdir_file(path, sizeof path, VMDIR_SECRET) == 0)
+	if (vmdir_in(path, sizeof path, d->dir, VMDIR_SECRET) == 0)
 		unlink(path);
 	explicit_bzero(d->hosts, sizeof *d->hosts); /* the secret */
 	free(d->hosts);
