@@ -331,7 +331,7 @@ hx_ourlibs() {
 
 # hx_svc K HOST...: pt_hxsvc of host K, run there, with copies on HOSTs
 hx_svc() {
-	local k=$1 h tids t
+	local k=$1 h t
 	shift
 	run hx_run "$k" timeout -k 5 120 "$(hx_prog "$k" pt_hxsvc)" "$@"
 	show
@@ -344,7 +344,7 @@ hx_svc() {
 	# each copy's stdout came back framed with its tid, from its host:
 	# its own byte order and long
 	for h in "$@"; do
-		t=$(printf '%s\n' "$output" | sed -n "s/^\[t\([0-9a-f]*\)\] $(hx_is "$h" | sed 's/ elf=.*//' | sed 's/^/hx: /')\$/\1/p" |
+		t=$(printf '%s\n' "$output" | sed -n "s/^\[t\([0-9a-f]*\)\] $(hx_is "$h" | sed 's/^/hx: /; s/ elf=.*//')\$/\1/p" |
 			while read -r t; do [ $((0x$t >> 18)) -eq "${h#h}" ] && echo "$t"; done)
 		[ -n "$t" ] || { echo "no output line from $h"; return 1; }
 	done

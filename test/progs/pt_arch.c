@@ -271,15 +271,14 @@ static const char *recv_data(int tid, int tag, struct data *d, int big, int sig)
 		if (pvm_precv(tid, tag, bigarr, NBIG, PVM_LONG, NULL, NULL,
 			      &alen) < 0)
 			return "precv big longs";
+		static char why[64];
 		if (alen != NSENT * (int)sizeof(long)) {
-			static char why[64];
 			snprintf(why, sizeof why, "precv big longs: length %d",
 				 alen);
 			return why;
 		}
 		for (int i = 0; i < NSENT; i++)
 			if (bigarr[i] != (long)i * 3 - 20000) {
-				static char why[64];
 				snprintf(why, sizeof why, "big longs [%d] %ld",
 					 i, bigarr[i]);
 				return why;

@@ -71,13 +71,21 @@ static void fill(struct payload *p, int salt)
 	memcpy(p->b, "hx\0\377\200bts", 8);
 }
 
+/* Packs fill(salt) from *p, which must live until the send (InPlace
+ * packs by reference). */
+static int pack_into(struct payload *p, int salt)
+{
+	fill(p, salt);
+	return pvm_pkshort(p->s, 4, 1) || pvm_pkint(p->i, 4, 1) ||
+	       pvm_pklong(p->l, 4, 1) || pvm_pkfloat(p->f, 4, 1) ||
+	       pvm_pkdouble(p->d, 4, 1) || pvm_pkbyte(p->b, 8, 1);
+}
+
+/* The same for an encoding that copies (Default, Raw). */
 static int pack(int salt)
 {
 	struct payload p;
-	fill(&p, salt);
-	return pvm_pkshort(p.s, 4, 1) || pvm_pkint(p.i, 4, 1) ||
-	       pvm_pklong(p.l, 4, 1) || pvm_pkfloat(p.f, 4, 1) ||
-	       pvm_pkdouble(p.d, 4, 1) || pvm_pkbyte(p.b, 8, 1);
+	return pack_into(&p, salt);
 }
 
 /* Unpacks a payload from the receive buffer: "ok" if it is fill(salt)'s,
@@ -203,13 +211,7 @@ static int serve(const char *host, int tid)
 	pvm_initsend(PvmDataInPlace);
 	int salt = tid & 0x7fff;
 	struct payload p;
-	fill(&p, salt);
-	pvm_pkshort(p.s, 4, 1);
-	pvm_pkint(p.i, 4, 1);
-	pvm_pklong(p.l, 4, 1);
-	pvm_pkfloat(p.f, 4, 1);
-	pvm_pkdouble(p.d, 4, 1);
-	pvm_pkbyte(p.b, 8, 1);
+	pack_into(&p, salt);
 	pvm_send(tid, TAG_MHF);
 	if (recv_from(tid, TAG_MHFR) > 0)
 		mback = check(salt + 1);
@@ -226,10 +228,8 @@ static int serve(const char *host, int tid)
 	if (recv_from(tid, TAG_DONE) > 0)
 		pvm_upkstr(done);
 	pvm_freecontext(c);
-	char line[320];
-	snprintf(line, sizeof line, "mbox=ok mhf=ok ctx=ok");
-	int ok = !strcmp(done, line) && !strcmp(back, "ok") &&
-		 !strcmp(mback, "ok");
+	int ok = !strcmp(done, "mbox=ok mhf=ok ctx=ok") &&
+		 !strcmp(back, "ok") && !strcmp(mback, "ok");
 	/* "HOST: mbox=X mbox-back=X mhf=X mhf-back=X ctx=X" */
 	char mbox[64] = "?", mhf[64] = "?", ctx[80] = "?";
 	sscanf(done, "mbox=%63s mhf=%63s ctx=%79[^\n]", mbox, mhf, ctx);
