@@ -160,6 +160,39 @@ enum wire_dm {
  * by TM_CONTEXT, so no user receive can take them. */
 #define WIRE_CTX_GROUP 0x7fffc
 
+/*
+ * Flow control of the pvmd route (docs/limits.md, "Messages held for a
+ * destination").  A task keeps at most WIRE_WINDOW bytes of its messages
+ * to one task in the pvmds' hands (each message counts its body plus
+ * WIRE_HDR_SIZE); what is beyond waits in the sender.  The receiving task
+ * gives the bytes back as it reads them, in a credit message once
+ * WIRE_CREDIT_STEP have come; the pvmd gives back the bytes of a message
+ * it drops (no such task, or the task left without reading it).  A credit
+ * is a data message with seq 0 (no task message has it), context
+ * WIRE_CTX_CREDIT and tag 0, from the task whose window it opens (or from
+ * the pvmd in its name), its body the byte count as a big-endian u64.
+ * Both numbers are the protocol's: a receiver gives back before the
+ * sender's window is full because WIRE_CREDIT_STEP < WIRE_WINDOW.
+ */
+#define WIRE_WINDOW	 (4u << 20)
+#define WIRE_CREDIT_STEP (1u << 20)
+#define WIRE_CTX_CREDIT	 0x7fffb
+static inline uint64_t wire_flow_bytes(uint64_t total)
+{
+	return total + WIRE_HDR_SIZE;
+}
+static inline int wire_is_credit(const struct wire_hdr *h)
+{
+	return h->seq == 0 && h->ctx == WIRE_CTX_CREDIT && h->src > 0;
+}
+/* Whether a message counts against its sender's window: a task's
+ * ordered message to another task (not a credit, not to a pvmd). */
+static inline int wire_flow_counted(const struct wire_hdr *h)
+{
+	return h->seq != 0 && h->src > 0 && h->dst > 0 &&
+	       !(h->flags & WIRE_F_CTRL);
+}
+
 /* TM_CONTEXT operations. */
 #define WIRE_CTX_NEW  1
 #define WIRE_CTX_FREE 2

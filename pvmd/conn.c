@@ -24,6 +24,7 @@
 
 #include "proto/wire.h"
 #include "pvmd/ctl.h"
+#include "pvmd/flow.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
@@ -223,6 +224,23 @@ void conn_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 	}
 }
 
+static void unpause(struct pvmd *d, struct conn *c)
+{
+	struct conn **pp = &d->paused;
+	while (*pp && *pp != c)
+		pp = &(*pp)->pnext;
+	if (*pp)
+		*pp = c->pnext;
+	c->pnext = NULL;
+	c->rpaused = 0;
+}
+
+void conn_lost_queue(struct pvmd *d, struct conn *c)
+{
+	for (size_t i = 0; i < c->qcount; i++)
+		flow_lost(d, &c->q[(c->qhead + i) % c->qcap], 1);
+}
+
 void conn_close(struct pvmd *d, struct conn *c, const char *why)
 {
 	if (c->state == C_CLOSING)
@@ -240,12 +258,15 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 	c->next = d->closing;
 	d->closing = c;
 
+	if (c->rpaused)
+		unpause(d, c);
 	if (c->kind == CONN_LINK) {
 		host_link_closed(d, c, why);
 		return;
 	}
 	struct task *t = c->task;
 	if (t) {
+		conn_lost_queue(d, c);
 		plog(PL_DEBUG, "t%x: connection closed (%s)", t->tid, why);
 		c->task = NULL;
 		t->conn = NULL;
@@ -258,6 +279,8 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 
 static void conn_free(struct conn *c)
 {
+	if (c->kind == CONN_TASK)
+		c->d->task_qbytes -= c->qbytes;
 	for (size_t i = 0; i < c->qcount; i++)
 		fbuf_put(c->q[(c->qhead + i) % c->qcap]);
 	free(c->q);
@@ -352,6 +375,8 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 	c->q[(c->qhead + c->qcount) % c->qcap] = f;
 	c->qcount++;
 	c->qbytes += f->len;
+	if (c->kind == CONN_TASK)
+		d->task_qbytes += f->len;
 	mark_dirty(d, c);
 	return 0;
 }
@@ -391,6 +416,8 @@ static int flush(struct conn *c)
 			left -= rest;
 			c->qoff = 0;
 			c->qbytes -= f->len;
+			if (c->kind == CONN_TASK)
+				c->d->task_qbytes -= f->len;
 			fbuf_put(f);
 			c->qhead = (c->qhead + 1) % c->qcap;
 			c->qcount--;
@@ -410,7 +437,8 @@ static void flush_and_arm(struct pvmd *d, struct conn *c)
 		return;
 	}
 	if (c->state != C_CLOSING)
-		loop_io_set(d->loop, &c->io, r ? LOOP_IN | LOOP_OUT : LOOP_IN);
+		loop_io_set(d->loop, &c->io,
+			    (c->rpaused ? 0 : LOOP_IN) | (r ? LOOP_OUT : 0));
 }
 
 void conn_flush_now(struct pvmd *d, struct conn *c)
@@ -421,6 +449,8 @@ void conn_flush_now(struct pvmd *d, struct conn *c)
 
 void conn_before_sleep(struct pvmd *d)
 {
+	if (d->paused)
+		flow_resume(d);
 	while (d->dirty) {
 		struct conn *c = d->dirty;
 		d->dirty = c->dirty_next;
@@ -525,13 +555,15 @@ static int handle_frame(struct pvmd *d, struct conn *c,
 		c->msg_drop = !route_frame(d, h, f);
 	else if (!c->msg_drop)
 		route_frame(d, h, f);
+	flow_after_route(d, c, h);
 	return 0;
 }
 
 /* Parses the frames in rbuf[rpos..rlen).  Returns 0, or -1 with *why. */
 static int parse(struct pvmd *d, struct conn *c, const char **why)
 {
-	while (c->state != C_CLOSING && c->rlen - c->rpos >= WIRE_HDR_SIZE) {
+	while (c->state != C_CLOSING && !c->rpaused &&
+	       c->rlen - c->rpos >= WIRE_HDR_SIZE) {
 		struct wire_hdr h;
 		const uint8_t *p = c->rbuf + c->rpos;
 		/* Before enrollment only a small TM_CONNECT is legal. */
@@ -583,7 +615,7 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 	const char *why = NULL;
 	size_t got = 0;
 
-	while (c->state != C_CLOSING && got < budget) {
+	while (c->state != C_CLOSING && !c->rpaused && got < budget) {
 		uint8_t *dst;
 		size_t room;
 		if (c->cur) {
@@ -639,7 +671,7 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 		if (parse(d, c, &why) < 0)
 			goto bad;
 	}
-	return c->state != C_CLOSING;
+	return c->state != C_CLOSING && !c->rpaused;
 
 bad:
 	if (c->task)
@@ -657,6 +689,9 @@ bad:
 
 void conn_drain_input(struct pvmd *d, struct conn *c)
 {
+	/* the task is gone: what it wrote is all it will, so take it all */
+	if (c->rpaused)
+		unpause(d, c);
 	while (read_some(d, c, SIZE_MAX))
 		;
 }
@@ -669,6 +704,44 @@ static void conn_io_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 
 	if (ev & LOOP_OUT)
 		flush_and_arm(d, c);
-	if (c->state != C_CLOSING && (ev & (LOOP_IN | LOOP_HUP | LOOP_ERR)))
+	/* a paused task that hangs up has written all it ever will: its
+	 * last messages are bounded by the socket's buffer (epoll reports
+	 * the hang-up even while we do not read) */
+	if (c->state != C_CLOSING && c->rpaused && (ev & (LOOP_HUP | LOOP_ERR)))
+		conn_drain_input(d, c);
+	else if (c->state != C_CLOSING &&
+		 (ev & (LOOP_IN | LOOP_HUP | LOOP_ERR)))
 		read_some(d, c, READ_BUDGET);
+}
+
+/* ---- flow control (flow.c) ---- */
+
+void conn_pause_input(struct pvmd *d, struct conn *c, int tid)
+{
+	if (c->rpaused || c->state == C_CLOSING)
+		return;
+	c->rpaused = tid;
+	c->pnext = d->paused;
+	d->paused = c;
+	loop_io_set(d->loop, &c->io, c->qcount ? LOOP_OUT : 0);
+}
+
+void conn_resume_input(struct pvmd *d, struct conn *c)
+{
+	const char *why = NULL;
+	if (!c->rpaused)
+		return;
+	unpause(d, c);
+	/* frames already read wait in rbuf: no event will announce them */
+	if (parse(d, c, &why) < 0) {
+		plog_src(c->logsrc, PL_ERR,
+			 "%s: protocol error: %s; closing the connection",
+			 conn_peer(c), why);
+		conn_close(d, c, why);
+		return;
+	}
+	if (c->state != C_CLOSING)
+		loop_io_set(d->loop, &c->io,
+			    (c->rpaused ? 0 : LOOP_IN) |
+				    (c->qcount ? LOOP_OUT : 0));
 }

@@ -60,6 +60,11 @@ struct conn {
 	int32_t msg_dst;
 	int msg_drop; /* its first frame had no receiver */
 
+	/* not read (flow.c): its last frame went to task `rpaused`, which
+	 * holds more than its bound; linked on d->paused by pnext */
+	int32_t rpaused;
+	struct conn *pnext;
+
 	/* output: a ring of frames; qoff bytes of the first are sent */
 	struct fbuf **q;
 	size_t qhead, qcount, qcap, qoff;
@@ -111,6 +116,25 @@ void conn_expire_handshakes(struct pvmd *d, uint64_t max_ms);
 pid_t conn_peer_pid(const struct conn *c);
 struct task *conn_task(const struct conn *c);
 void conn_set_task(struct conn *c, struct task *t);
+
+/* Flow control (flow.c): what c's queue holds; stop and start reading
+ * c (a task's connection) because of task `tid`; the paused ones. */
+static inline uint64_t conn_queued(const struct conn *c)
+{
+	return c->qbytes;
+}
+void conn_pause_input(struct pvmd *d, struct conn *c, int tid);
+/* c's task is gone: its senders get back what it never read. */
+void conn_lost_queue(struct pvmd *d, struct conn *c);
+void conn_resume_input(struct pvmd *d, struct conn *c);
+static inline int conn_paused_for(const struct conn *c)
+{
+	return c->rpaused;
+}
+static inline struct conn *conn_paused_next(const struct conn *c)
+{
+	return c->pnext;
+}
 
 /* Sends a control reply (same code and wid as the request) to `c`. */
 void conn_reply(struct pvmd *d, struct conn *c, const struct wire_hdr *req,

@@ -7,6 +7,7 @@ pvmd_pvmd_SOURCES = \
 	common/idhash.c common/idhash.h \
 	pvmd/log.c pvmd/log.h \
 	pvmd/conn.c pvmd/conn.h \
+	pvmd/flow.c pvmd/flow.h \
 	pvmd/task.c \
 	pvmd/ctl.c pvmd/ctl_spawn.c pvmd/ctl_route.c \
 	pvmd/spawn.c \

@@ -43,8 +43,7 @@ static int reopen(void)
 	return 0;
 }
 
-/* "16M", "65536", "1G": bytes, or -1. */
-static long long parse_size(const char *v)
+long long size_parse(const char *v)
 {
 	char *end;
 	errno = 0;
@@ -72,7 +71,7 @@ int log_open(const char *path)
 	strcpy(logpath, path);
 	const char *v = getenv("PVM_LOG_MAX");
 	if (!max_set && v && *v) {
-		long long n = parse_size(v);
+		long long n = size_parse(v);
 		if (n < 0)
 			fprintf(stderr,
 				"pvmd: PVM_LOG_MAX=%s ignored (bytes, with k, M "

@@ -48,5 +48,7 @@ void log_tick(void);
  * 0: no cap.  Default LOG_MAX_DEFAULT, or PVM_LOG_MAX (log_open). */
 #define LOG_MAX_DEFAULT (16ul << 20)
 void log_set_max(unsigned long bytes);
+/* "16M", "65536", "1G": bytes (at most 2^40), or -1 (PVM_* settings). */
+long long size_parse(const char *v);
 
 #endif /* PVMD_LOG_H */

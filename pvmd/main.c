@@ -28,6 +28,7 @@
 #include "proto/vmdir.h"
 #include "proto/wire.h"
 #include "pvmd/conn.h"
+#include "pvmd/flow.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
@@ -263,6 +264,7 @@ static void tick_cb(struct loop *l, struct loop_timer *tm)
 	conn_expire_handshakes(d, HANDSHAKE_MS);
 	log_tick();
 	output_resume(d);
+	flow_resume(d);
 	if (d->accept_paused && !d->halting) {
 		d->accept_paused = 0;
 		loop_io_set(l, &d->listen_io, LOOP_IN);
@@ -318,6 +320,7 @@ static void start_daemon(struct pvmd *d, int foreground, const char *hostfile,
 	if (log_open(d->logpath) < 0)
 		startup_fail("cannot open %s: %s", d->logpath, strerror(errno));
 	log_ready = 1;
+	flow_init(d);
 	remove_stale(d);
 	/* inboxes left by a crashed virtual machine of this uid and vmid:
 	 * the lock says no other pvmd of ours runs */

@@ -183,9 +183,10 @@ static size_t dest_queued(const struct outpipe *p)
 
 static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
-	(void)ev;
 	struct outpipe *p = io->data;
-	if (dest_queued(p) > OUT_HOLD_MAX) {
+	/* (a hang-up is reported even while paused: the rest is at most
+	 * a pipe's buffer, read it rather than be woken again and again) */
+	if (dest_queued(p) > OUT_HOLD_MAX && !(ev & (LOOP_HUP | LOOP_ERR))) {
 		p->paused = 1;
 		loop_io_set(l, io, 0);
 		plog_src(LOG_SRC_TID(p->tid), PL_INFO,

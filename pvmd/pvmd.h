@@ -56,10 +56,13 @@ struct pvmd {
 	struct idhash children; /* pid of a child we forked -> tid (intptr) */
 	int next_tid;		/* task part of the next tid to try */
 
-	struct conn *conns;    /* every live connection */
-	struct conn *closing;  /* closed, freed in the before-sleep hook */
-	struct conn *dirty;    /* connections with output to flush */
-	struct outpipe *pipes; /* children's output pipes still open */
+	struct conn *conns;   /* every live connection */
+	struct conn *closing; /* closed, freed in the before-sleep hook */
+	struct conn *dirty;   /* connections with output to flush */
+	struct conn *paused;  /* task connections not read (flow.c) */
+	uint64_t task_qbytes; /* queued for the tasks of this host */
+	uint64_t hold_max, hold_total; /* its bounds (flow.h) */
+	struct outpipe *pipes;	       /* children's output pipes still open */
 
 	struct notify *notifies; /* pvm_notify registrations, oldest first */
 	struct notify **notify_tail; /* where the next one is linked */

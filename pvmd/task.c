@@ -15,6 +15,7 @@
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/conn.h"
+#include "pvmd/flow.h"
 #include "pvmd/context.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
@@ -78,6 +79,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 
 	if (t->conn) {
 		struct conn *c = t->conn;
+		conn_lost_queue(d, c);
 		t->conn = NULL;
 		c->task = NULL;
 		conn_close(d, c, why);
@@ -85,6 +87,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	if (t->npend)
 		plog(PL_DEBUG, "t%x: dropping %zu frames it never received",
 		     tid, t->npend);
+	flow_lost(d, t->pend, t->npend);
 	drop_pending(t);
 	/* Its direct-route socket, if it crashed without removing it. */
 	char path[600];
@@ -123,6 +126,7 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 			plog(PL_DEBUG,
 			     "t%x -> t%x tag %d: no such host, message dropped",
 			     h->src, h->dst, h->tag);
+		flow_dropped(d, h);
 		return 0;
 	}
 	struct task *t = task_find(d, h->dst);
@@ -146,6 +150,7 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 			plog(PL_DEBUG,
 			     "t%x -> t%x tag %d: no such task, message dropped",
 			     h->src, h->dst, h->tag);
+		flow_dropped(d, h);
 		return 0;
 	}
 	if (t->conn)

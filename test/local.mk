@@ -7,7 +7,8 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_shm test/progs/pt_stream test/progs/pt_pull \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
-	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan
+	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan \
+	test/progs/pt_flood
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -28,6 +29,10 @@ test_progs_pt_arch_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_orphan_SOURCES = test/progs/pt_orphan.c
 test_progs_pt_orphan_LDADD = libpvm/libpvm3.la
 test_progs_pt_orphan_LDFLAGS = $(test_progs_ldflags)
+# pt_flood: messages for a task that does not read yet (flow control).
+test_progs_pt_flood_SOURCES = test/progs/pt_flood.c
+test_progs_pt_flood_LDADD = libpvm/libpvm3.la
+test_progs_pt_flood_LDFLAGS = $(test_progs_ldflags)
 # pt_hxsvc: mailbox, handlers, contexts, output and notifies between
 # unlike hosts (hetero.bats).
 test_progs_pt_hxsvc_SOURCES = test/progs/pt_hxsvc.c

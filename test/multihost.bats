@@ -442,6 +442,70 @@ mh_stream_wait() {
 	mh_ok 2 pt_mh pingall nobig
 }
 
+# mh_flood ROUTE ARGS...: pt_flood on h1 with PVM_TRAN=ROUTE (exported to
+# its tasks) in the background; output in $BATS_TEST_TMPDIR/flood.ROUTE.
+mh_flood() {
+	local route=$1
+	shift
+	on_host_bg 1 env PVM_TRAN="$route" PVM_EXPORT=PVM_TRAN:PVM_TRAN_REPORT \
+		PVM_TRAN_REPORT="$BATS_TEST_TMPDIR/carried.$route" \
+		timeout -k 5 240 "$MH_BIN/pt_flood" "$@" \
+		>"$BATS_TEST_TMPDIR/flood.$route" 2>&1
+	MH_FLOOD_PIDS+=("$HOSTS_BG_PID")
+}
+
+# mh_peaks: the peak resident size in kB of the pvmds on h1 and h2.
+mh_peaks() {
+	local k
+	for k in 1 2; do
+		awk '$1 == "VmHWM:" {print $2}' "/proc/$(host_pvmd_pid "$k")/status"
+	done
+}
+
+# mh_flood_check ROUTE BEFORE...: delivered, carried by ROUTE, and neither
+# pvmd grew by 40 MiB over its peak BEFORE.
+mh_flood_check() {
+	local f=$BATS_TEST_TMPDIR/flood.$1 b1=$2 b2=$3 p
+	p=($(mh_peaks))
+	echo "# $1: $(tr '\n' ' ' <"$f") carried: $(tr '\n' ' ' <"$BATS_TEST_TMPDIR/carried.$1"); pvmd peaks ${p[*]} kB (before $b1 $b2)" >&3
+	grep -Eqx 'delivered ([0-9]+) of \1, 0 bad' "$f"
+	[ "$(sh "$abs_top_srcdir/test/tran-carried.sh" "$BATS_TEST_TMPDIR/carried.$1" "$1")" -ge 100 ]
+	[ $((p[0] - b1)) -lt $((40 * 1024)) ] && [ $((p[1] - b2)) -lt $((40 * 1024)) ]
+}
+
+@test "200 x 1 MiB to a receiver on another host asleep 30 s, through the pvmds and direct: neither pvmd grows past its window" {
+	mh_start 2
+	local before route pid
+	before=($(mh_peaks))
+	MH_FLOOD_PIDS=()
+	for route in pvmd direct; do
+		mh_flood "$route" -n 200 -z 1048576 -s 30 -w h2
+	done
+	for route in pvmd direct; do
+		wait_until 60 grep -q '^sent ' "$BATS_TEST_TMPDIR/flood.$route" ||
+			{ cat "$BATS_TEST_TMPDIR/flood.$route"; return 1; }
+	done
+	echo "# pvmd peaks $(mh_peaks | tr '\n' ' ')kB with 400 MiB sent and not read" >&3
+	for pid in "${MH_FLOOD_PIDS[@]}"; do wait "$pid"; done
+	for route in pvmd direct; do mh_flood_check "$route" "${before[@]}"; done
+}
+
+@test "1 GiB to a task on another host that does not read: the pvmds stay within the window until it reads, then all arrives" {
+	mh_start 2
+	local before route
+	before=($(mh_peaks))
+	for route in pvmd direct; do
+		MH_FLOOD_PIDS=()
+		mh_flood "$route" -n 1024 -z 1048576 -s 600 -g "$BATS_TEST_TMPDIR/go.$route" -w h2
+		wait_until 120 grep -q '^sent ' "$BATS_TEST_TMPDIR/flood.$route" ||
+			{ cat "$BATS_TEST_TMPDIR/flood.$route"; return 1; }
+		echo "# $route: pvmd peaks $(mh_peaks | tr '\n' ' ')kB with 1 GiB sent and not read" >&3
+		touch "$BATS_TEST_TMPDIR/go.$route"
+		wait "${MH_FLOOD_PIDS[0]}"
+		mh_flood_check "$route" "${before[@]}"
+	done
+}
+
 @test "halt while a host is cut off: the others stop at once, the cut one by itself" {
 	mh_start 4
 	run mh_console 1 $'spawn -4 -> pt_mh child wait'

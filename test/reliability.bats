@@ -179,3 +179,116 @@ rss_kib() {
 		[ $((rss1 - rss0)) -lt 16384 ]
 	fi
 }
+
+# ---- flow control (docs/limits.md, "Messages held for a destination") ----
+
+# kb PID FIELD: a field of /proc/PID/status in kB (VmRSS, VmHWM).
+kb() {
+	awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"
+}
+
+# flood ROUTE ARGS...: pt_flood ARGS in the background with PVM_TRAN=ROUTE
+# (exported to the tasks it spawns); output in $TESTTMP/flood.ROUTE.
+flood() {
+	local route=$1
+	shift
+	PVM_TRAN=$route PVM_EXPORT=PVM_TRAN:PVM_TRAN_REPORT \
+		PVM_TRAN_REPORT=$TESTTMP/carried.$route \
+		TMO=240 t "$TESTTMP/bin/pt_flood" "$@" >"$TESTTMP/flood.$route" 2>&1 &
+	FLOOD_PIDS+=("$!")
+}
+
+# flood_check ROUTE: the run on ROUTE delivered everything and ROUTE
+# carried it.
+flood_check() {
+	echo "# $1: $(tr '\n' ' ' <"$TESTTMP/flood.$1") carried: $(tr '\n' ' ' <"$TESTTMP/carried.$1")" >&3
+	grep -Eqx 'delivered ([0-9]+) of \1, 0 bad' "$TESTTMP/flood.$1"
+	[ "$(sh "$abs_top_srcdir/test/tran-carried.sh" "$TESTTMP/carried.$1" "$1")" -ge 100 ]
+}
+
+@test "200 x 1 MiB to a receiver asleep 30 s on every route: the pvmd stays within its window, everything arrives" {
+	local pid before route
+	start_pvmd
+	pid=$(pvmd_pid)
+	before=$(kb "$pid" VmHWM)
+	FLOOD_PIDS=()
+	for route in pvmd direct shm; do
+		flood "$route" -n 200 -z 1048576 -s 30
+	done
+	for route in pvmd direct shm; do
+		wait_until 60 grep -q '^sent ' "$TESTTMP/flood.$route" ||
+			{ cat "$TESTTMP/flood.$route"; return 1; }
+	done
+	# every send returned while the receivers sleep: 600 MiB is held
+	# by the senders, not the pvmd
+	echo "# pvmd peak $before kB before, $(kb "$pid" VmHWM) kB with 600 MiB sent and not read" >&3
+	[ $(($(kb "$pid" VmHWM) - before)) -lt $((40 * 1024)) ]
+	for pid in "${FLOOD_PIDS[@]}"; do wait "$pid"; done
+	for route in pvmd direct shm; do flood_check "$route"; done
+	echo "# pvmd peak $(kb "$(pvmd_pid)" VmHWM) kB after delivery" >&3
+	[ $(($(kb "$(pvmd_pid)" VmHWM) - before)) -lt $((40 * 1024)) ]
+}
+
+@test "1 GiB to a task that does not read, on every route: the pvmd stays within its window until it reads, then all arrives" {
+	local pid before route peak
+	start_pvmd
+	pid=$(pvmd_pid)
+	before=$(kb "$pid" VmHWM)
+	for route in pvmd direct shm; do
+		FLOOD_PIDS=()
+		flood "$route" -n 1024 -z 1048576 -s 600 -g "$TESTTMP/go.$route"
+		wait_until 120 grep -q '^sent ' "$TESTTMP/flood.$route" ||
+			{ cat "$TESTTMP/flood.$route"; return 1; }
+		peak=$(kb "$pid" VmHWM)
+		echo "# $route: pvmd peak $peak kB with 1 GiB sent and not read ($before kB before)" >&3
+		[ $((peak - before)) -lt $((40 * 1024)) ]
+		touch "$TESTTMP/go.$route"
+		wait "${FLOOD_PIDS[0]}"
+		flood_check "$route"
+	done
+	echo "# pvmd peak $(kb "$pid" VmHWM) kB after delivery" >&3
+	[ $(($(kb "$pid" VmHWM) - before)) -lt $((40 * 1024)) ]
+}
+
+@test "24 senders to one task that does not read: the pvmd stops reading them at PVM_HOLD_MAX, and all arrives" {
+	local pid before
+	start_pvmd PVM_HOLD_MAX=16M
+	pid=$(pvmd_pid)
+	before=$(kb "$pid" VmHWM)
+	# 24 windows of 4 MiB would be 96 MiB
+	FLOOD_PIDS=()
+	flood pvmd -n 8 -z 1048576 -k 24 -s 6
+	wait "${FLOOD_PIDS[0]}"
+	flood_check pvmd
+	echo "# pvmd peak $(kb "$pid" VmHWM) kB ($before kB before)" >&3
+	grep -q 'not reading t' "$VMDIR/pvmd.log"
+	[ $(($(kb "$pid" VmHWM) - before)) -lt $((32 * 1024)) ]
+}
+
+@test "pvm_exit with messages its receiver has not read: handed to the pvmd up to its bound, then it waits; nothing is lost" {
+	local pid before
+	start_pvmd PVM_HOLD_MAX=16M
+	pid=$(pvmd_pid)
+	before=$(kb "$pid" VmHWM)
+	FLOOD_PIDS=()
+	flood pvmd -n 64 -z 1048576 -s 4 -x -o "$TESTTMP/report"
+	wait "${FLOOD_PIDS[0]}"
+	wait_until 60 test -s "$TESTTMP/report"
+	echo "# $(tr '\n' ' ' <"$TESTTMP/flood.pvmd"); receiver: $(cat "$TESTTMP/report"); pvmd peak $(kb "$pid" VmHWM) kB ($before kB before)" >&3
+	grep -Eqx 'exit 0 after [0-9.]+ s' "$TESTTMP/flood.pvmd"
+	grep -qx 'delivered 64 of 64, 0 bad' "$TESTTMP/report"
+	[ $(($(kb "$pid" VmHWM) - before)) -lt $((32 * 1024)) ]
+}
+
+@test "messages to a task that left without reading them give their sender's window back: it does not hoard what is dropped" {
+	start_pvmd
+	FLOOD_PIDS=()
+	# 16 MiB before the receiver leaves, 256 MiB after
+	flood pvmd -n 16 -z 1048576 -s 2 -q
+	wait "${FLOOD_PIDS[0]}"
+	echo "# $(tr '\n' ' ' <"$TESTTMP/flood.pvmd")" >&3
+	local kb
+	kb=$(sed -n 's/^sent .*, peak \([0-9]*\) kB$/\1/p' "$TESTTMP/flood.pvmd")
+	[ -n "$kb" ] && [ "$kb" -lt $((96 * 1024)) ]
+	grep -Eqx 'exit 0 after [0-9.]+ s' "$TESTTMP/flood.pvmd"
+}

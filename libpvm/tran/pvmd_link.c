@@ -30,7 +30,7 @@ static int pvmd_msg(struct lp_conn *c, struct lp_inmsg *m)
 	(void)c;
 	if (m->h.flags & WIRE_F_CTRL)
 		lp_ctl_arrived(&m->h, m->ctl, m->ctllen);
-	else
+	else if (!lp_pvmd_route_arrived(&m->h, m->buf))
 		lp_tran_arrived(m->buf);
 	return 0;
 }

@@ -116,6 +116,10 @@ struct lp_conn *lp_pvmd_conn(void);
 extern int lp_pvmd_lost;
 /* Closes it (pvm_exit). */
 void lp_pvmd_close(void);
+/* Every task message that arrives on it goes first to the pvmd transport
+ * (tran/pvmd/), which keeps the flow control of the pvmd route: returns 1
+ * when the message was the transport's own (a credit, then freed). */
+int lp_pvmd_route_arrived(const struct wire_hdr *h, struct lp_buf *b);
 /* Whether the process at the other end of a Unix socket runs as our uid. */
 int lp_peer_is_us(int fd);
 

@@ -1,0 +1,124 @@
+/*
+ * flow.c - credits for dropped messages and the pvmd's bounds on what it
+ * queues for its tasks (flow.h, docs/limits.md).
+ */
+#include "config.h"
+
+#include "pvmd/flow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pvm3.h"
+#include "pvmd/conn.h"
+#include "pvmd/log.h"
+#include "pvmd/pvmd.h"
+#include "pvmd/task.h"
+
+static uint64_t env_size(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	long long n = size_parse(v);
+	if (n < (long long)WIRE_WINDOW) {
+		fprintf(stderr,
+			"pvmd: %s=%s ignored (bytes, with k, M or G; at least "
+			"%uk)\n",
+			name, v, WIRE_WINDOW >> 10);
+		return dflt;
+	}
+	return (uint64_t)n;
+}
+
+void flow_init(struct pvmd *d)
+{
+	d->hold_max = env_size("PVM_HOLD_MAX", FLOW_HOLD_MAX_DEFAULT);
+	d->hold_total = env_size("PVM_HOLD_TOTAL", FLOW_HOLD_TOTAL_DEFAULT);
+}
+
+/* ---- credits in the name of a destination that will not read ---- */
+
+void flow_dropped(struct pvmd *d, const struct wire_hdr *h)
+{
+	if (!(h->flags & WIRE_F_FIRST) || !wire_flow_counted(h))
+		return;
+	uint64_t n = wire_flow_bytes(h->total);
+	uint8_t be[8];
+	for (int i = 0; i < 8; i++)
+		be[i] = (uint8_t)(n >> (56 - 8 * i));
+	struct wire_hdr c = {
+		.flags = WIRE_F_FIRST | WIRE_F_LAST,
+		.enc = PvmDataRaw,
+		.dst = h->src,
+		.src = h->dst,
+		.ctx = WIRE_CTX_CREDIT,
+	};
+	struct fbuf *f = fbuf_frame(&c, be, sizeof be);
+	if (!f)
+		return; /* (the sender's window to a gone task stays short) */
+	route_frame(d, &c, f);
+	fbuf_put(f);
+}
+
+void flow_lost(struct pvmd *d, struct fbuf *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct wire_hdr h;
+		if (wire_hdr_decode(v[i]->data, &h, WIRE_MAX_FRAG) == 0)
+			flow_dropped(d, &h);
+	}
+}
+
+/* ---- the bounds ---- */
+
+static uint64_t queued_for(struct pvmd *d, int tid)
+{
+	struct task *t = task_find(d, tid);
+	return t && t->conn ? conn_queued(t->conn) : 0;
+}
+
+static int over(const struct pvmd *d, uint64_t q)
+{
+	/* past the total, only destinations that hold more than a window
+	 * stop their senders: one that reads costs nobody a stall */
+	return q > d->hold_max ||
+	       (d->task_qbytes > d->hold_total && q > (uint64_t)WIRE_WINDOW);
+}
+
+static int has_room(const struct pvmd *d, uint64_t q)
+{
+	return q <= d->hold_max / 2 &&
+	       (d->task_qbytes <= d->hold_total - d->hold_total / 4 ||
+		q <= (uint64_t)WIRE_WINDOW / 2);
+}
+
+void flow_after_route(struct pvmd *d, struct conn *c, const struct wire_hdr *h)
+{
+	if (!over(d, queued_for(d, h->dst)) || conn_paused_for(c))
+		return;
+	struct task *s = conn_task(c);
+	plog_src(LOG_SRC_TID(h->dst), PL_INFO,
+		 "t%x holds %llu bytes it has not read (bounds: %llu per "
+		 "task, %llu in all held %llu): not reading t%x until it "
+		 "reads",
+		 h->dst, (unsigned long long)queued_for(d, h->dst),
+		 (unsigned long long)d->hold_max,
+		 (unsigned long long)d->hold_total,
+		 (unsigned long long)d->task_qbytes, s ? s->tid : 0);
+	conn_pause_input(d, c, h->dst);
+}
+
+void flow_resume(struct pvmd *d)
+{
+	/* (resuming parses what the sender wrote, which may pause or close
+	 * others: start over after each) */
+	for (;;) {
+		struct conn *c = d->paused;
+		while (c && !has_room(d, queued_for(d, conn_paused_for(c))))
+			c = conn_paused_next(c);
+		if (!c)
+			return;
+		conn_resume_input(d, c);
+	}
+}
