@@ -16,11 +16,14 @@
 
 #include <stddef.h>
 
-#define VMDIR_SOCK   "pvmd.sock"
-#define VMDIR_LOCK   "pvmd.lock"
-#define VMDIR_PID    "pvmd.pid"
-#define VMDIR_LOG    "pvmd.log"
-#define VMDIR_SECRET "secret"
+#define VMDIR_SOCK    "pvmd.sock"
+#define VMDIR_LOCK    "pvmd.lock"
+#define VMDIR_PID     "pvmd.pid"
+#define VMDIR_LOG     "pvmd.log"
+#define VMDIR_SECRET  "secret"
+/* the address the pvmd listens on for other hosts (a line), present
+ * while it does: tasks' TCP direct-route listeners take it too */
+#define VMDIR_NETADDR "netaddr"
 
 /* Writes the directory's path.  Returns 0, or -1 if PVM_VMID holds
  * characters other than letters, digits, '.', '_' and '-' or the path does

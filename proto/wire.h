@@ -132,6 +132,11 @@ enum wire_tm {
 				  * listener (PvmRouteDirect across hosts) */
 	WIRE_TM_REGHOSTER = 31,	 /* pvm_reg_hoster: i32 on -> i32 status
 				  * (the master's pvmd; docs/hosts.md) */
+	WIRE_TM_LEAVING = 32,	 /* on a connection of its own, the only
+				  * request on it: task src (that process)
+				  * leaves; its pvmd reads all it still
+				  * writes, past the bounds of flow control
+				  * -> i32 status */
 	WIRE_TM_MAX
 };
 

@@ -235,12 +235,6 @@ static void unpause(struct pvmd *d, struct conn *c)
 	c->rpaused = 0;
 }
 
-void conn_lost_queue(struct pvmd *d, struct conn *c)
-{
-	for (size_t i = 0; i < c->qcount; i++)
-		flow_lost(d, &c->q[(c->qhead + i) % c->qcap], 1);
-}
-
 void conn_close(struct pvmd *d, struct conn *c, const char *why)
 {
 	if (c->state == C_CLOSING)
@@ -266,7 +260,6 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 	}
 	struct task *t = c->task;
 	if (t) {
-		conn_lost_queue(d, c);
 		plog(PL_DEBUG, "t%x: connection closed (%s)", t->tid, why);
 		c->task = NULL;
 		t->conn = NULL;
@@ -550,6 +543,7 @@ static int handle_frame(struct pvmd *d, struct conn *c,
 		*why = "bad message framing (FIRST/LAST/total)";
 		return -1;
 	}
+	flow_credit_seen(d, c->task, h, f->data + WIRE_HDR_SIZE);
 	/* A message whose first frame found no receiver is dropped whole. */
 	if (h->flags & WIRE_F_FIRST)
 		c->msg_drop = !route_frame(d, h, f);
@@ -714,16 +708,35 @@ static void conn_io_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 		read_some(d, c, READ_BUDGET);
 }
 
+void conn_drop_output(struct pvmd *d, struct conn *c)
+{
+	size_t keep = c->qcount && c->qoff ? 1 : 0;
+	for (size_t i = keep; i < c->qcount; i++) {
+		struct fbuf *f = c->q[(c->qhead + i) % c->qcap];
+		c->qbytes -= f->len;
+		if (c->kind == CONN_TASK)
+			d->task_qbytes -= f->len;
+		fbuf_put(f);
+	}
+	c->qcount = keep;
+}
+
 /* ---- flow control (flow.c) ---- */
 
 void conn_pause_input(struct pvmd *d, struct conn *c, int tid)
 {
-	if (c->rpaused || c->state == C_CLOSING)
+	if (c->rpaused || c->leaving || c->state == C_CLOSING)
 		return;
 	c->rpaused = tid;
 	c->pnext = d->paused;
 	d->paused = c;
 	loop_io_set(d->loop, &c->io, c->qcount ? LOOP_OUT : 0);
+}
+
+void conn_set_leaving(struct pvmd *d, struct conn *c)
+{
+	c->leaving = 1;
+	conn_resume_input(d, c);
 }
 
 void conn_resume_input(struct pvmd *d, struct conn *c)

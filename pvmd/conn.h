@@ -64,6 +64,7 @@ struct conn {
 	 * holds more than its bound; linked on d->paused by pnext */
 	int32_t rpaused;
 	struct conn *pnext;
+	int leaving; /* TM_LEAVING: read it all, never pause it */
 
 	/* output: a ring of frames; qoff bytes of the first are sent */
 	struct fbuf **q;
@@ -124,9 +125,8 @@ static inline uint64_t conn_queued(const struct conn *c)
 	return c->qbytes;
 }
 void conn_pause_input(struct pvmd *d, struct conn *c, int tid);
-/* c's task is gone: its senders get back what it never read. */
-void conn_lost_queue(struct pvmd *d, struct conn *c);
 void conn_resume_input(struct pvmd *d, struct conn *c);
+void conn_set_leaving(struct pvmd *d, struct conn *c);
 static inline int conn_paused_for(const struct conn *c)
 {
 	return c->rpaused;
@@ -135,6 +135,10 @@ static inline struct conn *conn_paused_next(const struct conn *c)
 {
 	return c->pnext;
 }
+
+/* Drops c's queued output but the frame being written (a task that
+ * leaves: what it has not read it never will). */
+void conn_drop_output(struct pvmd *d, struct conn *c);
 
 /* Sends a control reply (same code and wid as the request) to `c`. */
 void conn_reply(struct pvmd *d, struct conn *c, const struct wire_hdr *req,

@@ -196,8 +196,26 @@ static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 {
 	if (!complete(r))
 		return -1;
+	/* what it has not read it never will (its senders get the bytes
+	 * back, flow.c): the answer goes out first */
+	conn_drop_output(d, c);
 	ctl_reply_status(d, c, h, 0);
 	task_exit(d, conn_task(c), "pvm_exit");
+	return 0;
+}
+
+/* pvm_exit of a task whose connection we may not be reading (flow.c):
+ * from now on we read it all.  Only the task's own process may ask. */
+static int tm_leaving(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r)
+{
+	if (!complete(r) || conn_task(c))
+		return -1;
+	struct task *t = task_find(d, h->src);
+	int ok = t && t->conn && t->pid > 0 && t->pid == conn_peer_pid(c);
+	if (ok)
+		conn_set_leaving(d, t->conn);
+	ctl_reply_status(d, c, h, ok ? 0 : PvmNoTask);
 	return 0;
 }
 
@@ -457,6 +475,7 @@ static const struct ctl_row table[WIRE_TM_MAX] = {
 	[WIRE_TM_GS_FREEZE] = {"TM_GS_FREEZE", ctl_gs_freeze, CTL_MASTER},
 	[WIRE_TM_GS_LIST] = {"TM_GS_LIST", ctl_gs_list, CTL_MASTER},
 	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr, CTL_TID_HOST},
+	[WIRE_TM_LEAVING] = {"TM_LEAVING", tm_leaving, CTL_HERE},
 };
 
 /* The row of a TM_* code, or NULL. */
@@ -507,8 +526,8 @@ int ctl_dispatch(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	const struct ctl_row *row = row_of(code);
 
 	if (!t) {
-		/* Only TM_CONNECT before enrollment. */
-		if (code != WIRE_TM_CONNECT) {
+		/* Only TM_CONNECT before enrollment (or TM_LEAVING alone). */
+		if (code != WIRE_TM_CONNECT && code != WIRE_TM_LEAVING) {
 			plog(PL_ERR,
 			     "pid %d: control code %d before TM_CONNECT",
 			     (int)conn_peer_pid(c), code);

@@ -16,6 +16,7 @@
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/conn.h"
+#include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
@@ -36,11 +37,13 @@ int ctl_routeaddr(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (!t || !t->conn || t->tcp_port <= 0)
 		status = PvmNoTask;
 
-	/* one host, before the address is set: the loopback address; an
-	 * IPv6 address goes in brackets */
+	/* not listening on the network (one host): its tasks do not either,
+	 * but with PVM_DIRECT_TCP=1 on the loopback address; an IPv6
+	 * address goes in brackets */
 	char addr[96] = "";
 	if (status == 0) {
-		const char *ip = d->ip[0] ? d->ip : "127.0.0.1";
+		const char *ip =
+			link_listening(d) && d->ip[0] ? d->ip : "127.0.0.1";
 		int v6 = strchr(ip, ':') != NULL;
 		snprintf(addr, sizeof addr, "%s%s%s:%d", v6 ? "[" : "", ip,
 			 v6 ? "]" : "", t->tcp_port);

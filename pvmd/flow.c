@@ -6,6 +6,8 @@
 
 #include "pvmd/flow.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,35 +41,76 @@ void flow_init(struct pvmd *d)
 
 /* ---- credits in the name of a destination that will not read ---- */
 
-void flow_dropped(struct pvmd *d, const struct wire_hdr *h)
+/* A credit of n bytes to sender `to` in the name of task `from`. */
+static void credit(struct pvmd *d, int to, int from, uint64_t n)
 {
-	if (!(h->flags & WIRE_F_FIRST) || !wire_flow_counted(h))
-		return;
-	uint64_t n = wire_flow_bytes(h->total);
 	uint8_t be[8];
 	for (int i = 0; i < 8; i++)
 		be[i] = (uint8_t)(n >> (56 - 8 * i));
 	struct wire_hdr c = {
 		.flags = WIRE_F_FIRST | WIRE_F_LAST,
 		.enc = PvmDataRaw,
-		.dst = h->src,
-		.src = h->dst,
+		.dst = to,
+		.src = from,
 		.ctx = WIRE_CTX_CREDIT,
 	};
 	struct fbuf *f = fbuf_frame(&c, be, sizeof be);
 	if (!f)
-		return; /* (the sender's window to a gone task stays short) */
+		return; /* (that sender's window to a gone task stays short) */
 	route_frame(d, &c, f);
 	fbuf_put(f);
 }
 
-void flow_lost(struct pvmd *d, struct fbuf *const *v, size_t n)
+void flow_dropped(struct pvmd *d, const struct wire_hdr *h)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct wire_hdr h;
-		if (wire_hdr_decode(v[i]->data, &h, WIRE_MAX_FRAG) == 0)
-			flow_dropped(d, &h);
+	if ((h->flags & WIRE_F_FIRST) && wire_flow_counted(h))
+		credit(d, h->src, h->dst, wire_flow_bytes(h->total));
+}
+
+/* (a count far past any window: a sender that ignores credits) */
+#define OWED_MAX (LONG_MAX / 2)
+
+void flow_delivered(struct pvmd *d, struct task *t, const struct wire_hdr *h)
+{
+	(void)d;
+	if (!(h->flags & WIRE_F_FIRST) || !wire_flow_counted(h))
+		return;
+	uint64_t n = wire_flow_bytes(h->total);
+	long owed = idhash_count(&t->flow_in, h->src);
+	if (owed < OWED_MAX)
+		idhash_count_add(&t->flow_in, h->src,
+				 n < (uint64_t)(OWED_MAX - owed)
+					 ? (long)n
+					 : OWED_MAX - owed);
+}
+
+void flow_credit_seen(struct pvmd *d, struct task *t, const struct wire_hdr *h,
+		      const uint8_t *p)
+{
+	(void)d;
+	if (!t || !wire_is_credit(h) ||
+	    (h->flags & (WIRE_F_FIRST | WIRE_F_LAST)) !=
+		    (WIRE_F_FIRST | WIRE_F_LAST) ||
+	    h->len != 8)
+		return;
+	uint64_t n = 0;
+	for (int i = 0; i < 8; i++)
+		n = n << 8 | p[i];
+	long owed = idhash_count(&t->flow_in, h->dst);
+	if (owed > 0)
+		idhash_count_add(&t->flow_in, h->dst,
+				 n < (uint64_t)owed ? -(long)n : -owed);
+}
+
+void flow_task_gone(struct pvmd *d, struct task *t)
+{
+	struct idhash *in = &t->flow_in;
+	for (size_t i = 0; i < in->cap; i++) {
+		long owed = (long)(intptr_t)idhash_at(in, i);
+		if (owed > 0)
+			credit(d, in->slots[i].key, t->tid, (uint64_t)owed);
 	}
+	idhash_fini(in);
 }
 
 /* ---- the bounds ---- */

@@ -11,7 +11,8 @@
  * (PVM_HOLD_TOTAL).  Past a bound it stops reading a sender of this host
  * whose message went to that destination, until the queue falls to half
  * the bound or the destination is gone; that sender's later sends wait in
- * its own memory meanwhile.
+ * its own memory meanwhile.  A task that leaves (TM_LEAVING) is read past
+ * the bounds: leaving never waits for a receiver.
  */
 #ifndef PVMD_FLOW_H
 #define PVMD_FLOW_H
@@ -23,7 +24,7 @@
 
 struct pvmd;
 struct conn;
-struct fbuf;
+struct task;
 
 #define FLOW_HOLD_MAX_DEFAULT	(64ull << 20)
 #define FLOW_HOLD_TOTAL_DEFAULT (512ull << 20)
@@ -34,8 +35,16 @@ void flow_init(struct pvmd *d);
 /* The pvmd drops the message whose first frame is h (no such task or
  * host): its sender gets its bytes back. */
 void flow_dropped(struct pvmd *d, const struct wire_hdr *h);
-/* A task is gone with frames queued for it that it never read. */
-void flow_lost(struct pvmd *d, struct fbuf *const *v, size_t n);
+/* The first frame h of a message goes to local task t (queued or
+ * written): counted against its sender until t gives the bytes back. */
+void flow_delivered(struct pvmd *d, struct task *t, const struct wire_hdr *h);
+/* A frame from local task t (its payload p): a credit that t gives a
+ * sender is subtracted from what t owes it. */
+void flow_credit_seen(struct pvmd *d, struct task *t, const struct wire_hdr *h,
+		      const uint8_t *p);
+/* Task t is gone: every sender gets back what t has not given back, read
+ * or not (what it read and credited after leaving never reaches them). */
+void flow_task_gone(struct pvmd *d, struct task *t);
 
 /* After the frame h from task connection c was routed: stops reading c
  * when h's destination (a task of this host) is over its bound. */

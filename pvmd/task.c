@@ -79,7 +79,6 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 
 	if (t->conn) {
 		struct conn *c = t->conn;
-		conn_lost_queue(d, c);
 		t->conn = NULL;
 		c->task = NULL;
 		conn_close(d, c, why);
@@ -87,7 +86,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 	if (t->npend)
 		plog(PL_DEBUG, "t%x: dropping %zu frames it never received",
 		     tid, t->npend);
-	flow_lost(d, t->pend, t->npend);
+	flow_task_gone(d, t);
 	drop_pending(t);
 	/* Its direct-route socket, if it crashed without removing it. */
 	char path[600];
@@ -153,6 +152,7 @@ int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 		flow_dropped(d, h);
 		return 0;
 	}
+	flow_delivered(d, t, h);
 	if (t->conn)
 		return conn_send(d, t->conn, f) == 0;
 

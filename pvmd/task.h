@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/idhash.h"
 #include "pvmd/pvmd.h"
 
 struct sibs { /* tids started by one spawn call */
@@ -34,6 +35,9 @@ struct task {
 	struct conn *conn;  /* NULL until enrolled */
 	struct fbuf **pend; /* frames that arrived before it enrolled */
 	size_t npend, cappend;
+	/* flow control (flow.c): per sender tid, the bytes of its messages
+	 * given to this task and not given back by a credit yet */
+	struct idhash flow_in;
 };
 
 #define TASK_F_SPAWNED 0x2 /* started by this pvmd (reference: 'f') */

@@ -3,7 +3,7 @@
 "Authentication") knocks at a pvmd's TCP port.
 
 Usage: forge_pvmd.py HOST PORT HOSTNO
-       forge_pvmd.py HOST PORT HOSTNO SECRETFILE
+       forge_pvmd.py HOST PORT HOSTNO SECRETFILE [TARGETNO]
 
 
 Cases, each on its own connection:
@@ -13,10 +13,12 @@ Cases, each on its own connection:
   early      a data frame before any handshake: closed, nothing answered
   garbage    a header with an absurd length: closed
 With SECRETFILE (the machine's secret, as the pvmd writes it), one case:
-  claim      a peer that knows the secret claims host HOSTNO, which is the
-             number of the pvmd it talks to: the handshake succeeds as far
-             as the MACs go, and the pvmd must close the connection
-             without a DM_AUTH reply
+  claim      a peer that knows the secret claims host HOSTNO, a number it
+             was not given: the number of the pvmd it talks to, or with
+             TARGETNO (that pvmd's number) another host's, or one that is
+             in no table: the handshake succeeds as far as the MACs go,
+             and the pvmd must close the connection without a DM_AUTH
+             reply
 Prints "ok CASE" or "FAIL CASE: why"; exits 1 on any failure.
 """
 import os
@@ -94,11 +96,11 @@ def wrongmac(host, port, hostno):
                      "got an answer to a wrong mac")
 
 
-def claim(host, port, hostno, secret):
-    h = hello("claim", host, port, hostno, hostno << 18)
+def claim(host, port, hostno, secret, target):
+    h = hello("claim", host, port, hostno, target << 18)
     if h:
-        auth_refused("claim", h, secret, hostno << 18, hostno,
-                     "a claim of the pvmd's own number was answered")
+        auth_refused("claim", h, secret, target << 18, hostno,
+                     "a claim of host %d was answered" % hostno)
 
 
 def early(host, port):
@@ -117,15 +119,16 @@ def garbage(host, port):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) not in (4, 5, 6):
         print(__doc__)
         return 2
     host, port, hostno = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    if len(sys.argv) == 5:
+    if len(sys.argv) >= 5:
         with open(sys.argv[4]) as f:
             secret = bytes.fromhex(f.read().strip())
+        target = int(sys.argv[5]) if len(sys.argv) == 6 else hostno
         try:
-            claim(host, port, hostno, secret)
+            claim(host, port, hostno, secret, target)
         except OSError as e:
             result("connection", False, str(e))
         return 1 if fails else 0

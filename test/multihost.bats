@@ -506,6 +506,29 @@ mh_flood_check() {
 	done
 }
 
+@test "the pvmds and their tasks listen on the address of their host in the table, not on every address" {
+	mh_start 2
+	MH_FLOOD_PIDS=()
+	mh_flood direct -n 1 -z 64 -s 600 -g "$BATS_TEST_TMPDIR/go" -w h2
+	wait_until 30 grep -q '^sent ' "$BATS_TEST_TMPDIR/flood.direct"
+	local k l p
+	for k in 1 2; do
+		# this VM's pvmd and tasks on host k
+		l=$(on_host "$k" ss -ltnpH | while read -r line; do
+			for p in $(host_pvmd_pid "$k") $(vm_pids "$PVM_VMID"); do
+				case $line in *"pid=$p,"*) echo "$line" | awk '{print $4}' ;; esac
+			done
+		done | sort -u)
+		echo "# h$k: listeners:" $l >&3
+		# its pvmd and one task at least, each on the host's address
+		[ "$(printf '%s\n' "$l" | wc -l)" -ge 2 ]
+		! printf '%s\n' "$l" | grep -v "^$(host_addr "$k"):[0-9]*\$"
+	done
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "${MH_FLOOD_PIDS[0]}"
+	grep -qx 'delivered 1 of 1, 0 bad' "$BATS_TEST_TMPDIR/flood.direct"
+}
+
 @test "halt while a host is cut off: the others stop at once, the cut one by itself" {
 	mh_start 4
 	run mh_console 1 $'spawn -4 -> pt_mh child wait'
@@ -678,6 +701,23 @@ mh_port() {
 	run on_host 1 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h3 "$port" 3 "$BATS_TEST_TMPDIR/secret"
 	show
 	[ "$status" -eq 0 ]
+	# nor as another host of the table (from an address that is not
+	# that host's), nor as one the table does not have, to the master
+	# or to a slave
+	port=$(mh_port 1)
+	run on_host 3 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h1 "$port" 2 "$BATS_TEST_TMPDIR/secret" 1
+	show
+	[ "$status" -eq 0 ]
+	mh_log 1 | grep "claiming host 2, whose address is $(host_addr 2):"
+	port=$(mh_port 2)
+	run on_host 3 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h2 "$port" 1 "$BATS_TEST_TMPDIR/secret" 2
+	show
+	[ "$status" -eq 0 ]
+	mh_log 2 | grep "claiming host 1, whose address is $(host_addr 1):"
+	run on_host 1 timeout 60 python3 "$MH_BIN/forge_pvmd.py" h2 "$port" 7 "$BATS_TEST_TMPDIR/secret" 2
+	show
+	[ "$status" -eq 0 ]
+	mh_log 2 | grep "claiming host 7, which is not in the table"
 	[ "$(mh_conf_n)" = 3 ]
 	mh_ok 1 pt_mh pingall nobig
 	mh_ok 3 pt_mh pingall nobig

@@ -229,10 +229,17 @@ int lp_flush(void)
 	/* what waits for room in a ring goes through the pvmd: leaving must
 	 * not wait for a receiver that does not read (docs/shm.md) */
 	lp_route_handoff();
+	int told = 0;
 	for (;;) {
 		struct lp_conn *c = lp_pvmd_conn();
 		if (!(c && lp_conn_pending(c)) && !lp_route_pending())
 			return 0;
+		/* messages for a receiver that does not read: the pvmd may
+		 * have stopped reading us (flow control), so it is told */
+		if (!told && c && lp_conn_pending(c)) {
+			told = 1;
+			lp_pvmd_leaving();
+		}
 		if (lp_progress(NULL) < 0)
 			return PvmSysErr;
 	}

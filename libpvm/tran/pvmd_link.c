@@ -8,6 +8,7 @@
 #include "tran/tran.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,7 +31,7 @@ static int pvmd_msg(struct lp_conn *c, struct lp_inmsg *m)
 	(void)c;
 	if (m->h.flags & WIRE_F_CTRL)
 		lp_ctl_arrived(&m->h, m->ctl, m->ctllen);
-	else if (!lp_pvmd_route_arrived(&m->h, m->buf))
+	else if (!lp_route_link_arrived(&m->h, m->buf))
 		lp_tran_arrived(m->buf);
 	return 0;
 }
@@ -77,6 +78,45 @@ int lp_pvmd_connect(void)
 		return PvmSysErr;
 	lp_pvmd_lost = 0;
 	return 0;
+}
+
+int lp_pvmd_leaving(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (!lp_pvmd_conn() || !lp.enrolled ||
+	    vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
+		return PvmSysErr;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return PvmSysErr;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    !lp_peer_is_us(fd)) {
+		close(fd);
+		return PvmSysErr;
+	}
+	struct wire_hdr h = {.flags = WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL,
+			     .dst = lp.hosttid,
+			     .src = lp.mytid,
+			     .tag = WIRE_TM_LEAVING,
+			     .wid = 1};
+	uint8_t buf[WIRE_HDR_SIZE + 64];
+	wire_hdr_encode(&h, buf);
+	int r = PvmSysErr;
+	if (send(fd, buf, WIRE_HDR_SIZE, MSG_NOSIGNAL) == WIRE_HDR_SIZE) {
+		/* the answer (header and status), or give up after 5 s */
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		size_t got = 0;
+		while (got < WIRE_HDR_SIZE + 4 && poll(&p, 1, 5000) > 0) {
+			ssize_t n = read(fd, buf + got, sizeof buf - got);
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got >= WIRE_HDR_SIZE + 4)
+			r = 0;
+	}
+	close(fd);
+	return r;
 }
 
 void lp_pvmd_close(void)

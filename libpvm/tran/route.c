@@ -336,6 +336,12 @@ int lp_route_send_last(const struct lp_omsg *m)
 	return ep ? last_resort->send(ep, m) : PvmSysErr;
 }
 
+int lp_route_link_arrived(const struct wire_hdr *h, struct lp_buf *b)
+{
+	return last_resort && last_resort->link_arrived &&
+	       last_resort->link_arrived(h, b);
+}
+
 void lp_route_ep_lost(void *ep)
 {
 	for (size_t i = 0; i < peers.cap; i++) {

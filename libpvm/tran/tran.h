@@ -60,6 +60,10 @@ struct lp_tran {
 	 * 0, or a negative code: the endpoint is then unusable (the route
 	 * layer forgets it and falls back). */
 	int (*send)(void *ep, const struct lp_omsg *m);
+	/* Optional, the route of last resort: a task message arrived on the
+	 * pvmd link (flow control).  Returns 1 when it was the transport's
+	 * own (it is freed then), 0 to deliver it. */
+	int (*link_arrived)(const struct wire_hdr *h, struct lp_buf *b);
 	/* Whether output is still queued on an endpoint (for lp_flush). */
 	int (*pending)(void *ep);
 	/* Optional: a send on `ep` failed and the route layer forgets it
@@ -116,10 +120,14 @@ struct lp_conn *lp_pvmd_conn(void);
 extern int lp_pvmd_lost;
 /* Closes it (pvm_exit). */
 void lp_pvmd_close(void);
-/* Every task message that arrives on it goes first to the pvmd transport
- * (tran/pvmd/), which keeps the flow control of the pvmd route: returns 1
- * when the message was the transport's own (a credit, then freed). */
-int lp_pvmd_route_arrived(const struct wire_hdr *h, struct lp_buf *b);
+/* pvm_exit with output still queued: tells the pvmd, on a connection of
+ * its own, to read everything we write from now on, past the bounds of
+ * its flow control (TM_LEAVING), so that leaving never waits for a
+ * receiver.  0, or PvmSysErr. */
+int lp_pvmd_leaving(void);
+/* Every task message that arrives on it goes first to the route of last
+ * resort (lp_route_link_arrived), which keeps the flow control of the
+ * pvmd route. */
 /* Whether the process at the other end of a Unix socket runs as our uid. */
 int lp_peer_is_us(int fd);
 
@@ -182,6 +190,9 @@ int lp_route_send(struct lp_peer *p, const struct lp_omsg *m);
 /* Sends a message on the route of last resort: to a pvmd (m->h.dst is a
  * pvmd's tid; unordered, seq 0), or one that a transport hands off. */
 int lp_route_send_last(const struct lp_omsg *m);
+/* A task message arrived on the pvmd link: 1 if the route of last
+ * resort took it (link_arrived), 0 to deliver it. */
+int lp_route_link_arrived(const struct wire_hdr *h, struct lp_buf *b);
 /* A transport's endpoint died: peers using it choose again. */
 void lp_route_ep_lost(void *ep);
 /* Before TM_CONNECT: reads PVM_TRAN and opens the transports' listeners;

@@ -586,6 +586,18 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 	}
 	if (link_init(d, err, errlen) < 0)
 		return -1;
+	const char *addr = getenv("PVM_ADDR");
+	if (master && addr && *addr) {
+		struct in_addr a;
+		if (inet_pton(AF_INET, addr, &a) != 1) {
+			snprintf(err, errlen,
+				 "bad PVM_ADDR '%s' (an IPv4 address of this "
+				 "host)",
+				 addr);
+			return -1;
+		}
+		snprintf(d->ip, sizeof d->ip, "%s", addr);
+	}
 	if (!*d->ip)
 		guess_ip(d);
 	if (!master && d->hosts->have_secret && host_save_secret(d) < 0) {
@@ -611,6 +623,13 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen)
 		me->state = HOST_UP;
 		host_set_addr(d);
 		d->hosts->nup = 1;
+	}
+	/* a slave is part of a machine of many hosts; the master listens
+	 * once it adds one (hoster.c), unless PVM_ADDR asks for it now */
+	if ((!master || (addr && *addr)) && link_listen(d) < 0) {
+		snprintf(err, errlen, "cannot listen for other hosts on %s",
+			 *d->ip ? d->ip : "127.0.0.1");
+		return -1;
 	}
 	return 0;
 }

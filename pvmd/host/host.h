@@ -100,6 +100,9 @@ int host_is_local_tid(const struct pvmd *d, int tid);
 int host_tid_present(const struct pvmd *d, int tid);
 /* Number of hosts up (1 on a one-host machine). */
 int host_count(const struct pvmd *d);
+/* Whether this pvmd listens for other hosts (docs/security.md): a slave
+ * always, the master once it has added a host (or with PVM_ADDR). */
+int link_listening(const struct pvmd *d);
 
 /* ---- what the core hands over ---- */
 

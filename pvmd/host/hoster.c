@@ -250,9 +250,17 @@ static void got_line(struct pvmd *d, struct start *s, char *line)
 	snprintf(h->arch, sizeof h->arch, "%s", arch);
 	h->dsig = dsig;
 	/* how the other host sees us: our address for the others */
-	if (*client && (!*d->ip || !strncmp(d->ip, "127.", 4))) {
+	if (*client && (!*d->ip || !strncmp(d->ip, "127.", 4)) &&
+	    strcmp(client, d->ip)) {
 		snprintf(d->ip, sizeof d->ip, "%s", client);
+		link_unlisten(d); /* (on the old address, if at all) */
 		host_set_addr(d);
+	}
+	/* the first host: from now on the others may open links to us */
+	if (link_listen(d) < 0) {
+		start_fail(d, s, PvmCantStart,
+			   "cannot listen for other hosts (see the log)");
+		return;
 	}
 	s->connecting = 1;
 	if (s->out_fd >= 0) {

@@ -84,9 +84,17 @@ void host_added(struct pvmd *d, const int *tids, int n);
 
 /* ---- link.c ---- */
 
-/* Opens the TCP listener (tcp_fd, port) and starts the heartbeats;
- * 0, or -1 with a message in err.  link_fini closes the listener. */
+/* Starts the heartbeats; 0, or -1 with a message in err.  link_fini
+ * closes the listener. */
 int link_init(struct pvmd *d, char *err, size_t errlen);
+/* Opens the TCP listener (tcp_fd, port) on d->ip, the address of our
+ * table entry, and writes it to the VM directory for our tasks
+ * (VMDIR_NETADDR): a slave at start, the master when the first host it
+ * adds answers (or at start with PVM_ADDR).  0 (also when open already),
+ * or -1 (logged). */
+int link_listen(struct pvmd *d);
+/* Closes it (the links it brought stay). */
+void link_unlisten(struct pvmd *d);
 void link_fini(struct pvmd *d);
 /* The frames of a link not authenticated yet (DM_HELLO, DM_AUTH).
  * Returns 0, or -1 with *why set (the caller closes the link). */

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "proto/handshake.h"
+#include "proto/vmdir.h"
 #include "proto/wire.h"
 #include "pvm3.h"
 #include "pvmd/conn.h"
@@ -120,6 +122,14 @@ int host_connect(struct pvmd *d, struct host *h)
 	}
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	/* from the address our table entry names, which the other end
+	 * checks (admit); a pvmd not listening yet (the master adding its
+	 * first host) connects from wherever the kernel chooses */
+	struct sockaddr_in me = {.sin_family = AF_INET};
+	if (link_listening(d) && inet_pton(AF_INET, d->ip, &me.sin_addr) == 1 &&
+	    bind(fd, (struct sockaddr *)&me, sizeof me) < 0)
+		plog(PL_ERR, "host %s: cannot connect from %s: %s", h->name,
+		     d->ip, strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 &&
 	    errno != EINPROGRESS) {
 		plog(PL_ERR, "host %s: connect %s: %s", h->name, h->addr,
@@ -256,6 +266,19 @@ static void link_up(struct pvmd *d, struct conn *c)
  * master committed to on our command line (someone who only read the
  * ticket there cannot hand us one of their own); then it is ours and the
  * ticket is burnt (one use). */
+/* Whether an accepted link comes from the IPv4 address of table entry
+ * "ip:port" (every pvmd opens its links from the address its entry
+ * names: host_connect); an entry without an address yet matches. */
+static int addr_is_peer(const char *addr, const struct conn *c)
+{
+	struct sockaddr_in sa;
+	if (!*addr)
+		return 1;
+	if (parse_addr(addr, &sa) < 0)
+		return 0;
+	return (uint32_t)c->logsrc == (uint32_t)sa.sin_addr.s_addr;
+}
+
 static int admit(struct pvmd *d, struct conn *c, const char **why)
 {
 	if (c->peer_no == host_no_of_tid(d->hosttid)) {
@@ -268,8 +291,23 @@ static int admit(struct pvmd *d, struct conn *c, const char **why)
 		return -1;
 	}
 	if (!c->hs.ticket) {
-		if (d->hosts->master && !host_get(d, c->peer_no)) {
+		struct host *h = host_get(d, c->peer_no);
+		/* a slave learns the table from the master's first link */
+		int first = !d->hosts->master && c->peer_no == 1 && !h;
+		if (!h && !first) {
+			plog_src(c->logsrc, PL_ERR,
+				 "refused a link from %s claiming host %d, "
+				 "which is not in the table",
+				 conn_peer(c), c->peer_no);
 			*why = "host number not in the table";
+			return -1;
+		}
+		if (h && !addr_is_peer(h->addr, c)) {
+			plog_src(c->logsrc, PL_ERR,
+				 "refused a link from %s claiming host %d, "
+				 "whose address is %s",
+				 conn_peer(c), c->peer_no, h->addr);
+			*why = "a link claiming another host's number";
 			return -1;
 		}
 		return 0;
@@ -385,25 +423,62 @@ static void ping_cb(struct loop *l, struct loop_timer *t)
 					       : step);
 }
 
+int link_listen(struct pvmd *d)
+{
+	if (d->hosts->tcp_fd >= 0)
+		return 0;
+	/* the address our table entry names (an IPv4 one: links are IPv4);
+	 * with none yet, the loopback address: nothing else can reach us */
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	const char *ip = *d->ip ? d->ip : "127.0.0.1";
+	if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1) {
+		plog(PL_ERR,
+		     "%s is no IPv4 address: listening on every address for "
+		     "other hosts",
+		     ip);
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	}
+	socklen_t sl = sizeof sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    listen(fd, 128) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    loop_io_start(d->loop, &d->hosts->tcp_io, fd, LOOP_IN,
+			  tcp_accept_cb, d) < 0) {
+		plog(PL_ERR, "cannot listen for other hosts on %s: %s", ip,
+		     strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	d->hosts->tcp_fd = fd;
+	d->hosts->port = ntohs(sa.sin_port);
+	host_set_addr(d);
+	/* our tasks' direct-route listeners take the same address */
+	char path[600], line[80];
+	int n = snprintf(line, sizeof line, "%s\n", ip);
+	if (vmdir_in(path, sizeof path, d->dir, VMDIR_NETADDR) == 0) {
+		int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0600);
+		if (f < 0 || write(f, line, (size_t)n) != n)
+			plog(PL_ERR, "cannot write %s: %s", path,
+			     strerror(errno));
+		if (f >= 0)
+			close(f);
+	}
+	plog(PL_INFO, "listening for other hosts on %s:%d", ip, d->hosts->port);
+	return 0;
+}
+
+int link_listening(const struct pvmd *d)
+{
+	return d->hosts && d->hosts->tcp_fd >= 0;
+}
+
 int link_init(struct pvmd *d, char *err, size_t errlen)
 {
-	d->hosts->tcp_fd =
-		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET};
-	socklen_t sl = sizeof sa;
-	if (d->hosts->tcp_fd < 0 ||
-	    bind(d->hosts->tcp_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    listen(d->hosts->tcp_fd, 128) < 0 ||
-	    getsockname(d->hosts->tcp_fd, (struct sockaddr *)&sa, &sl) < 0) {
-		snprintf(err, errlen, "tcp socket: %s", strerror(errno));
-		return -1;
-	}
-	d->hosts->port = ntohs(sa.sin_port);
-	if (loop_io_start(d->loop, &d->hosts->tcp_io, d->hosts->tcp_fd, LOOP_IN,
-			  tcp_accept_cb, d) < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(errno));
-		return -1;
-	}
+	(void)err;
+	(void)errlen;
 	loop_timer_init(&d->hosts->ping, ping_cb, d);
 	loop_timer_start(d->loop, &d->hosts->ping, 200);
 	if (d->hosts->have_ticket)
@@ -416,9 +491,17 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 
 void link_fini(struct pvmd *d)
 {
+	link_unlisten(d);
+}
+
+void link_unlisten(struct pvmd *d)
+{
 	if (d->hosts->tcp_fd >= 0) {
 		loop_io_stop(d->loop, &d->hosts->tcp_io);
 		close(d->hosts->tcp_fd);
 		d->hosts->tcp_fd = -1;
+		char path[600];
+		if (vmdir_in(path, sizeof path, d->dir, VMDIR_NETADDR) == 0)
+			unlink(path);
 	}
 }

@@ -11,7 +11,9 @@
  * pvm_send (Raw) in turn, each message numbered and filled with a pattern
  * of its sender and number.  The receiver makes no PVM call for SECONDS
  * (default 30), or until GOFILE exists, then receives everything and
- * checks order (per sender) and every byte.
+ * checks order (per sender) and every byte.  The other senders leave
+ * once the first task has the receiver's report (a task that leaves
+ * hands the pvmd whatever still waits in it).
  *
  * The first task prints "sent B bytes in T s, peak K kB" once every
  * sender has sent (the sends returned: what the receiver has not taken
@@ -42,6 +44,7 @@
 #define TAG_RESULT 3
 #define TAG_GONE   4
 #define TAG_HELLO  5
+#define TAG_GO	   6
 
 static long peak_kb(void)
 {
@@ -180,6 +183,8 @@ int main(int argc, char **argv)
 		pvm_initsend(PvmDataDefault);
 		pvm_pkint(&r, 1, 1);
 		pvm_send(pvm_parent(), TAG_SENT);
+		/* (leaving would hand the pvmd what still waits here) */
+		pvm_recv(pvm_parent(), TAG_GO);
 		pvm_exit();
 		return 0;
 	}
@@ -217,7 +222,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (count < 1 || senders < 1 || len < 8 || len > (1u << 30)) {
+	if (count < 1 || senders < 1 || senders > 64 || len < 8 ||
+	    len > (1u << 30)) {
 		fprintf(stderr, "pt_flood: bad sizes\n");
 		return 2;
 	}
@@ -243,15 +249,15 @@ int main(int argc, char **argv)
 	if (pvm_recv(rtid, TAG_HELLO) < 0)
 		return 1;
 	double t0 = now();
+	int stids[64];
 	for (int k = 1; k < senders; k++) {
 		char a_to[16], a_who[16];
 		snprintf(a_to, sizeof a_to, "%d", rtid);
 		snprintf(a_who, sizeof a_who, "%d", k);
 		char *sargs[] = {"-send", a_to, a_who, a_count, a_len, NULL};
-		int stid;
-		if (pvm_spawn(argv[0], sargs, PvmTaskHost, ".", 1, &stid) !=
+		if (pvm_spawn(argv[0], sargs, PvmTaskHost, ".", 1, &stids[k]) !=
 		    1) {
-			printf("spawn of sender %d failed: %d\n", k, stid);
+			printf("spawn of sender %d failed: %d\n", k, stids[k]);
 			return 1;
 		}
 	}
@@ -284,6 +290,9 @@ int main(int argc, char **argv)
 	       peak_kb());
 	fflush(stdout);
 	if (do_exit || quit) {
+		pvm_initsend(PvmDataDefault);
+		if (senders > 1)
+			pvm_mcast(stids + 1, senders - 1, TAG_GO);
 		double t1 = now();
 		r = pvm_exit();
 		printf("exit %d after %.2f s\n", r, now() - t1);
@@ -293,6 +302,9 @@ int main(int argc, char **argv)
 	if (pvm_recv(rtid, TAG_RESULT) < 0 || pvm_upkstr(line) < 0)
 		return 1;
 	printf("%s\n", line);
+	pvm_initsend(PvmDataDefault);
+	if (senders > 1)
+		pvm_mcast(stids + 1, senders - 1, TAG_GO);
 	pvm_exit();
 	char want[64];
 	snprintf(want, sizeof want, "delivered %d of %d, 0 bad",

@@ -2,16 +2,18 @@
  * direct_tcp.c - the TCP side of direct routes: tasks of different hosts
  * (docs/protocol.md "Direct routes", docs/hosts.md "Authentication").
  *
- * A task that accepts direct routes also listens on a TCP port (any
- * address, the kernel's choice) from enrollment on and tells its pvmd the
- * port in TM_CONNECT.  A task routing directly to a task of another host
- * asks its pvmd for the peer's "ip:port" (TM_ROUTEADDR), connects, and
- * both prove they know the virtual machine's secret (the file `secret` in
- * the VM directory) with the pvmds' DM_HELLO / DM_AUTH exchange, labels
- * "task-acceptor" and "task-connector" (proto/handshake.h, which this
- * file feeds with frames).  Then the socket is handed to direct.c and
- * carries the hello and the messages exactly as a Unix direct connection
- * does.
+ * A task that accepts direct routes also listens on a TCP port (the
+ * kernel's choice) from enrollment on and tells its pvmd the port in
+ * TM_CONNECT, on the address its pvmd listens on for other hosts: none
+ * while the machine has one host (a task enrolled then takes direct
+ * routes from other hosts' tasks on the pvmd route instead).  A task routing
+ * directly to a task of another host asks its pvmd for the peer's "ip:port"
+ * (TM_ROUTEADDR), connects, and both prove they know the virtual machine's
+ * secret (the file `secret` in the VM directory) with the pvmds' DM_HELLO /
+ * DM_AUTH exchange, labels "task-acceptor" and "task-connector"
+ * (proto/handshake.h, which this file feeds with frames).  Then the socket is
+ * handed to direct.c and carries the hello and the messages exactly as a Unix
+ * direct connection does.
  *
  * Nothing here blocks for long: the acceptor runs the handshake as a
  * small state machine in lp_progress(); the connector waits at most
@@ -24,6 +26,7 @@
 #define _GNU_SOURCE
 #include "tran/direct/direct.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -299,27 +302,49 @@ static void listen_ready(struct lp_pollable *p, short revents)
 	}
 }
 
-static int listen_on(int family)
+/* The address to listen on: the one the pvmd listens on for other hosts
+ * (VMDIR_NETADDR); with none (one host), the loopback address if
+ * PVM_DIRECT_TCP=1 asks for TCP between tasks of this host, else none:
+ * a task listens on the network only when its machine does. */
+static int listen_addr(char *ip, size_t len)
 {
-	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	char path[600];
+	if (vmdir_file(path, sizeof path, VMDIR_NETADDR) == 0) {
+		FILE *f = fopen(path, "re");
+		if (f) {
+			int ok = fgets(ip, (int)len, f) != NULL;
+			fclose(f);
+			ip[strcspn(ip, "\n")] = 0;
+			if (ok && *ip)
+				return 0;
+		}
+	}
+	if (!force_tcp)
 		return -1;
+	snprintf(ip, len, "127.0.0.1");
+	return 0;
+}
+
+static int listen_on(const char *ip)
+{
 	struct sockaddr_storage ss;
 	socklen_t len;
 	memset(&ss, 0, sizeof ss);
-	if (family == AF_INET6) {
-		int off = 0; /* IPv4 too */
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_addr = in6addr_any;
-		len = sizeof *a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	if (inet_pton(AF_INET, ip, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		len = sizeof *a4;
+	} else if (inet_pton(AF_INET6, ip, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		len = sizeof *a6;
 	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_addr.s_addr = htonl(INADDR_ANY);
-		len = sizeof *a;
+		return -1;
 	}
+	int fd = socket(ss.ss_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
 	    listen(fd, SOMAXCONN) < 0) {
 		close(fd);
@@ -343,11 +368,16 @@ int lp_tcp_listen_open(void)
 	}
 	if (lp.route == PvmDontRoute)
 		return 0;
-	int fd = listen_on(AF_INET6);
-	if (fd < 0)
-		fd = listen_on(AF_INET);
-	if (fd < 0)
+	char ip[64];
+	if (listen_addr(ip, sizeof ip) < 0) {
+		debug("one host: no TCP listener for direct routes");
 		return 0;
+	}
+	int fd = listen_on(ip);
+	if (fd < 0) {
+		debug("cannot listen on %s for direct routes", ip);
+		return 0;
+	}
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof ss;
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {

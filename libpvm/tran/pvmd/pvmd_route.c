@@ -162,7 +162,7 @@ static void send_credit(int tid, uint64_t bytes)
 	lp_conn_send(c, &m); /* (a dead pvmd: nothing to give back to) */
 }
 
-int lp_pvmd_route_arrived(const struct wire_hdr *h, struct lp_buf *b)
+static int pvmd_link_arrived(const struct wire_hdr *h, struct lp_buf *b)
 {
 	if (wire_is_credit(h)) {
 		struct win *w = idhash_get(&wins, h->src);
@@ -212,9 +212,9 @@ static void *pvmd_reach(int tid)
 	return lp_pvmd_conn();
 }
 
-/* pvm_exit: what waits for a window goes to the pvmd now.  The pvmd
- * holds it beyond the window, up to its own bounds; past those it stops
- * reading us, and lp_flush waits until the receiver reads or is gone. */
+/* pvm_exit: what waits for a window goes to the pvmd now, past the
+ * window; lp_flush tells the pvmd to take it past its bounds too
+ * (lp_pvmd_leaving). */
 static void pvmd_handoff(void)
 {
 	for (size_t i = 0; i < wins.cap; i++) {
@@ -249,6 +249,7 @@ const struct lp_tran lp_tran_pvmd = {
 	.reach = pvmd_reach,
 	.send = pvmd_send,
 	.pending = pvmd_pending,
+	.link_arrived = pvmd_link_arrived,
 	.handoff = pvmd_handoff,
 	.fini = pvmd_fini,
 };
