@@ -83,9 +83,9 @@ pw_master() {
 # or in any environment, in no file of the VM directory on h1, not in the
 # log, not echoed on the terminal.
 no_password_anywhere() {
-	! ps -eo args | grep -F -f "$PW_GOOD"
-	! grep -l -F -f "$PW_GOOD" /proc/[0-9]*/environ 2>/dev/null
-	! on_host 1 grep -r -l -F -f "$PW_GOOD" "$VMDIR"
+	if ps -eo args | grep -F -f "$PW_GOOD"; then false; fi
+	if grep -l -F -f "$PW_GOOD" /proc/[0-9]*/environ 2>/dev/null; then false; fi
+	if on_host 1 grep -r -l -F -f "$PW_GOOD" "$VMDIR"; then false; fi
 	! grep -F -f "$PW_GOOD" "$BATS_TEST_TMPDIR/tty"
 }
 
@@ -166,7 +166,7 @@ no_password_anywhere() {
 	run pw_console conf
 	show
 	printf '%s\n' "$output" | grep -Eq '^ +h3 +[0-9a-f]+ +LINUX64'
-	! printf '%s\n' "$output" | grep -Eq '^ +h2 '
+	if printf '%s\n' "$output" | grep -Eq '^ +h2 '; then false; fi
 	[ "$(pw_conf_n)" = 2 ]
 	# console add of h2 (the hostfile's so=pw): asked again, fails again
 	run pw_console 'add h2'
@@ -174,7 +174,7 @@ no_password_anywhere() {
 	printf '%s\n' "$output" | grep -Eq "^ +h2 Can't start pvmd$"
 	run on_host 1 ls "$VMDIR"
 	[[ "$output" != *askpass* ]]
-	! on_host 1 grep -F -f "$PW_BAD" "$VMDIR/pvmd.log"
+	if on_host 1 grep -F -f "$PW_BAD" "$VMDIR/pvmd.log"; then false; fi
 	! grep -F -f "$PW_BAD" "$d/tty"
 }
 
@@ -234,7 +234,7 @@ no_password_anywhere() {
 
 @test "the machine's /etc/shadow is untouched (h2's copy is bound in its own mount namespace only)" {
 	[ "$(sha256sum /etc/shadow)" = "$PW_SHADOW_SUM" ]
-	! findmnt -n /etc/shadow
+	if findmnt -n /etc/shadow; then false; fi
 	on_host 2 findmnt -n /etc/shadow
 	! on_host 3 findmnt -n /etc/shadow
 }
