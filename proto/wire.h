@@ -152,6 +152,10 @@ enum wire_dm {
 	WIRE_DM_HALT = 68,     /* to the master: halt the VM; from it: stop */
 	WIRE_DM_PING = 69,     /* heartbeat (answered with a REPLY) */
 	WIRE_DM_HOSTADD = 70,  /* master -> all: the hosts one add brought in */
+	WIRE_DM_OUTPAUSE = 71, /* i32 writer, i32 destination: the writer's
+				* output waits (its destination holds too
+				* much it has not read) */
+	WIRE_DM_OUTRESUME = 72, /* the same pair: read its output again */
 	WIRE_DM_MAX
 };
 

@@ -51,7 +51,9 @@ struct outpipe {
 	int tid;
 	int ptid; /* the spawner, named in BEGIN messages */
 	int outtid, outctx, outtag;
-	int paused; /* not read: its destination does not take its queue */
+	int paused;  /* not read: its destination does not take its queue */
+	int rpaused; /* not read: the pvmd of its destination, on another
+		      * host, asked (DM_OUTPAUSE) */
 	char line[LINE_MAX_LOG];
 	size_t linelen;
 };
@@ -198,13 +200,100 @@ static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 	read_pipe(p, 256u << 10);
 }
 
+/* ---- a destination on another host ----
+ *
+ * Output for a task of this host from a task of another arrives from
+ * that host's pvmd, which cannot see our queue: past OUT_HOLD_MAX we ask
+ * it to stop reading that writer's pipe (DM_OUTPAUSE), and let it go on
+ * (DM_OUTRESUME) once the queue is down to OUT_HOLD_LOW or the
+ * destination is gone.  What is on its way meanwhile (a few reads of
+ * 256 KiB) is held. */
+
+struct rpause {
+	struct rpause *next;
+	int hostno, wtid, dst;
+};
+
+static size_t queued_for(struct pvmd *d, int tid)
+{
+	const struct task *t = task_find(d, tid);
+	return t && t->conn ? t->conn->qbytes : 0;
+}
+
+static void ask(struct pvmd *d, int hostno, int code, int wtid, int dst)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, wtid);
+	wire_wr_i32(&w, dst);
+	host_send_dm(d, hostno, code, &w);
+	wire_wr_free(&w);
+}
+
+void output_remote_arrived(struct pvmd *d, int hostno, const struct wire_hdr *h,
+			   const uint8_t *payload)
+{
+	if (h->len < 8 || queued_for(d, h->dst) <= OUT_HOLD_MAX)
+		return;
+	int wtid =
+		(int)((uint32_t)payload[0] << 24 | (uint32_t)payload[1] << 16 |
+		      (uint32_t)payload[2] << 8 | payload[3]);
+	if (wtid <= 0 || host_is_local_tid(d, wtid))
+		return;
+	for (struct rpause *r = d->rpauses; r; r = r->next)
+		if (r->wtid == wtid && r->dst == h->dst)
+			return;
+	struct rpause *r = malloc(sizeof *r);
+	if (!r)
+		return;
+	*r = (struct rpause){d->rpauses, hostno, wtid, h->dst};
+	d->rpauses = r;
+	plog_src(LOG_SRC_TID(wtid), PL_INFO,
+		 "t%x: its output destination t%x holds %zu bytes not read: "
+		 "asked its pvmd to hold it",
+		 wtid, h->dst, queued_for(d, h->dst));
+	ask(d, hostno, WIRE_DM_OUTPAUSE, wtid, h->dst);
+}
+
+void output_remote_pause(struct pvmd *d, int wtid, int dst, int on)
+{
+	for (struct outpipe *p = d->pipes; p; p = p->next) {
+		if (p->tid != wtid || p->outtid != dst || p->rpaused == on)
+			continue;
+		p->rpaused = on;
+		if (on)
+			loop_io_set(d->loop, &p->io, 0);
+		else if (!p->paused)
+			loop_io_set(d->loop, &p->io, LOOP_IN);
+	}
+}
+
 void output_resume(struct pvmd *d)
 {
-	for (struct outpipe *p = d->pipes; p; p = p->next)
+	for (struct outpipe *p = d->pipes; p; p = p->next) {
+		/* (a destination's host that is gone cannot resume us) */
+		if (p->rpaused && !host_of_tid(d, p->outtid)) {
+			p->rpaused = 0;
+			if (!p->paused)
+				loop_io_set(d->loop, &p->io, LOOP_IN);
+		}
 		if (p->paused && dest_queued(p) <= OUT_HOLD_LOW) {
 			p->paused = 0;
-			loop_io_set(d->loop, &p->io, LOOP_IN);
+			if (!p->rpaused)
+				loop_io_set(d->loop, &p->io, LOOP_IN);
 		}
+	}
+	for (struct rpause **pp = &d->rpauses; *pp;) {
+		struct rpause *r = *pp;
+		if (queued_for(d, r->dst) > OUT_HOLD_LOW &&
+		    task_find(d, r->dst)) {
+			pp = &r->next;
+			continue;
+		}
+		ask(d, r->hostno, WIRE_DM_OUTRESUME, r->wtid, r->dst);
+		*pp = r->next;
+		free(r);
+	}
 }
 
 struct outpipe *output_watch(struct pvmd *d, int fd, int tid, int outtid,
@@ -247,6 +336,11 @@ static int output_drain(struct outpipe *p)
 
 void output_close_all(struct pvmd *d)
 {
+	while (d->rpauses) {
+		struct rpause *r = d->rpauses;
+		d->rpauses = r->next;
+		free(r);
+	}
 	while (d->pipes) {
 		struct outpipe *p = d->pipes;
 		if (output_drain(p) == 0)

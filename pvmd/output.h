@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/wire.h"
 #include "pvmd/pvmd.h"
 
 struct outpipe;
@@ -24,5 +25,12 @@ void output_set_dest(struct pvmd *d, int tid, int which, int val);
 /* Pipes whose destination did not read (output.c): read again those
  * whose destination has taken its queue down (called each tick). */
 void output_resume(struct pvmd *d);
+/* Output (a message of a pvmd, h and its payload) arrived from host
+ * `hostno` for a task of ours: past the hold, that writer's pvmd is asked
+ * to stop reading its pipe (and, in output_resume, to go on). */
+void output_remote_arrived(struct pvmd *d, int hostno, const struct wire_hdr *h,
+			   const uint8_t *payload);
+/* DM_OUTPAUSE (on = 1) / DM_OUTRESUME from the destination's pvmd. */
+void output_remote_pause(struct pvmd *d, int wtid, int dst, int on);
 
 #endif /* PVMD_OUTPUT_H */

@@ -63,6 +63,8 @@ struct pvmd {
 	uint64_t task_qbytes; /* queued for the tasks of this host */
 	uint64_t hold_max, hold_total; /* its bounds (flow.h) */
 	struct outpipe *pipes;	       /* children's output pipes still open */
+	struct rpause *rpauses;	       /* writers of other hosts asked to hold
+					* their output for our tasks (output.c) */
 
 	struct notify *notifies; /* pvm_notify registrations, oldest first */
 	struct notify **notify_tail; /* where the next one is linked */

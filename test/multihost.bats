@@ -150,7 +150,7 @@ mh_log() {
 	p=$(host_pvmd_pid 3)
 	run cat "/proc/$p/cmdline"
 	[[ "$(tr '\0' ' ' <"/proc/$p/cmdline")" == "$PVMD_BIN -s " ]]
-	! grep -Eq '[0-9a-f]{64}' "/proc/$p/cmdline"
+	if grep -Eq '[0-9a-f]{64}' "/proc/$p/cmdline"; then false; fi
 	# each host's pvmd has its own VM directory in its own /tmp, the
 	# secret file mode 0600
 	run on_host 4 stat -c %a "$VMDIR/secret"
@@ -522,11 +522,35 @@ mh_flood_check() {
 		echo "# h$k: listeners:" $l >&3
 		# its pvmd and one task at least, each on the host's address
 		[ "$(printf '%s\n' "$l" | wc -l)" -ge 2 ]
-		! printf '%s\n' "$l" | grep -v "^$(host_addr "$k"):[0-9]*\$"
+		[ -z "$(printf '%s\n' "$l" | grep -v "^$(host_addr "$k"):[0-9]*\$")" ]
 	done
 	touch "$BATS_TEST_TMPDIR/go"
 	wait "${MH_FLOOD_PIDS[0]}"
 	grep -qx 'delivered 1 of 1, 0 bad' "$BATS_TEST_TMPDIR/flood.direct"
+}
+
+@test "output of a task on another host for a stopped reader waits in the writer: the reader's pvmd holds a few MiB, and all arrives after SIGCONT" {
+	mh_start 2
+	local out=$BATS_TEST_TMPDIR/outflood reader rss0 rss1 pid bg
+	pid=$(host_pvmd_pid 1)
+	rss0=$(awk '$1 == "VmRSS:" {print $2}' "/proc/$pid/status")
+	# the child on h2 writes 256 MiB to stdout; its parent on h1 takes
+	# them as output messages
+	on_host_bg 1 timeout -k 5 240 "$MH_BIN/pt_out" outflood 256 h2 >"$out" 2>&1
+	bg=$HOSTS_BG_PID
+	wait_until 30 grep -qx ready "$out"
+	reader=$(pgrep -f "^$MH_BIN/pt_out outflood 256 h2")
+	kill -STOP "$reader"
+	sleep 3
+	rss1=$(awk '$1 == "VmRSS:" {print $2}' "/proc/$pid/status")
+	echo "# h1's pvmd: VmRSS $rss0 KiB at the start, $rss1 KiB with the reader stopped 3 s" >&3
+	mh_log 1 | grep 'asked its pvmd to hold it' | head -n 1 | sed 's/^/# /' >&3
+	kill -CONT "$reader"
+	wait "$bg"
+	cat "$out"
+	grep -qx 'got 268435456 bytes' "$out"
+	mh_log 1 | grep -q 'asked its pvmd to hold it'
+	[ $((rss1 - rss0)) -lt 24576 ]
 }
 
 @test "halt while a host is cut off: the others stop at once, the cut one by itself" {

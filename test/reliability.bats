@@ -178,7 +178,7 @@ listeners() {
 	echo "# PVM_ADDR=127.0.0.1: listeners:" $l >&3
 	# the pvmd and both tasks, on that address alone
 	[ "$(printf '%s\n' "$l" | wc -l)" -eq 3 ]
-	! printf '%s\n' "$l" | grep -v ' 127\.0\.0\.1:[0-9]*$'
+	[ -z "$(printf '%s\n' "$l" | grep -v ' 127\.0\.0\.1:[0-9]*$')" ]
 	grep -q 'listening for other hosts on 127.0.0.1:' "$VMDIR/pvmd.log"
 }
 

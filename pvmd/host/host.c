@@ -26,6 +26,7 @@
 #include "pvmd/host/hostlayer.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
+#include "pvmd/output.h"
 #include "pvmd/notify.h"
 #include "pvmd/signals.h"
 #include "pvmd/task.h"
@@ -200,6 +201,14 @@ static void send_dm(struct pvmd *d, struct host *h, int code,
 	host_send_ctrl(d, h->no, &hh, payload);
 }
 
+void host_send_dm(struct pvmd *d, int hostno, int code,
+		  const struct wire_wr *payload)
+{
+	struct host *h = host_get(d, hostno);
+	if (h && h->state == HOST_UP)
+		send_dm(d, h, code, payload);
+}
+
 /* The same to every other host in the table. */
 static void send_dm_all(struct pvmd *d, int code, const struct wire_wr *payload)
 {
@@ -366,6 +375,17 @@ static int dm_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		}
 		return 0;
 	}
+	case WIRE_DM_OUTPAUSE:
+	case WIRE_DM_OUTRESUME: {
+		int wtid = wire_rd_i32(&r), dst = wire_rd_i32(&r);
+		if (r.err || r.left || !host_is_local_tid(d, wtid) ||
+		    host_no_of_tid(dst) != c->host->no) {
+			*why = "bad output pause";
+			return -1;
+		}
+		output_remote_pause(d, wtid, dst, h->tag == WIRE_DM_OUTPAUSE);
+		return 0;
+	}
 	case WIRE_DM_HALT:
 		if (d->hosts->master) {
 			plog(PL_INFO, "halt asked by host %s", c->host->name);
@@ -416,6 +436,8 @@ int host_link_frame(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	}
 	route_frame(d, h, f);
+	if (h->src == WIRE_TID_PVMD_SRC)
+		output_remote_arrived(d, peer, h, f->data + WIRE_HDR_SIZE);
 	return 0;
 }
 

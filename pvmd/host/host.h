@@ -110,6 +110,9 @@ int link_listening(const struct pvmd *d);
  * if needed).  Returns 1 if queued, 0 if dropped. */
 int host_send(struct pvmd *d, struct host *h, struct fbuf *f);
 /* Sends a control frame built from `hh` and payload to host `hostno`. */
+/* A DM request with no reply to host `hostno` (dropped if it is gone). */
+void host_send_dm(struct pvmd *d, int hostno, int code,
+		  const struct wire_wr *payload);
 int host_send_ctrl(struct pvmd *d, int hostno, const struct wire_hdr *hh,
 		   const struct wire_wr *payload);
 /* A frame on a link (outgoing, once the connect finished) or on an

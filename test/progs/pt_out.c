@@ -18,7 +18,8 @@
  *   pt_out sig                          pvm_sendsig to a child
  *   pt_out killself                     a child does pvm_kill(pvm_mytid())
  *   pt_out noreset                      pvm_getnoresets follows PvmNoReset
- *   pt_out outflood MIB                 its child writes MIB MiB to stdout;
+ *   pt_out outflood MIB [HOST]          its child (on HOST) writes MIB MiB
+ *                                       to stdout;
  *                                       we take them as output messages
  *                                       (PvmOutputTid), print "ready", and
  *                                       at the end "got N bytes" (the test
@@ -311,14 +312,15 @@ static int msgs_main(void)
 	return t_done("msgs");
 }
 
-static int outflood_main(const char *mib)
+static int outflood_main(const char *mib, const char *where)
 {
 	int me = pvm_mytid();
 	if (me < 0)
 		return 1;
 	pvm_setopt(PvmOutputTid, me);
 	pvm_setopt(PvmOutputCode, TAG_OUT);
-	int t = spawn_role(0, "", 2, (char *[]){"flood", (char *)mib});
+	int t = spawn_role(*where ? PvmTaskHost : 0, where, 2,
+			   (char *[]){"flood", (char *)mib});
 	if (t <= 0)
 		return 1;
 	printf("ready\n");
@@ -555,8 +557,8 @@ int main(int argc, char **argv)
 		return msgs_main();
 	if (!strcmp(m, "selfout"))
 		return selfout_main();
-	if (!strcmp(m, "outflood") && argc == 3)
-		return outflood_main(argv[2]);
+	if (!strcmp(m, "outflood") && (argc == 3 || argc == 4))
+		return outflood_main(argv[2], argc == 4 ? argv[3] : "");
 	if (!strcmp(m, "flags"))
 		return flags_main();
 	if (!strcmp(m, "wd") && (argc == 3 || argc == 4))
