@@ -137,6 +137,11 @@ enum wire_tm {
 				  * leaves; its pvmd reads all it still
 				  * writes, past the bounds of flow control
 				  * -> i32 status */
+	WIRE_TM_NETUP = 33,	 /* pvmd -> task, unasked (wid 0): the pvmd
+				  * now listens for other hosts (str ip);
+				  * a task may open its TCP direct-route
+				  * listener and say so with TM_TCPPORT */
+	WIRE_TM_TCPPORT = 34,	 /* i32 port of that listener -> i32 status */
 	WIRE_TM_MAX
 };
 

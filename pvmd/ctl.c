@@ -204,6 +204,21 @@ static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	return 0;
 }
 
+/* A task opened its TCP direct-route listener after TM_NETUP. */
+static int tm_tcpport(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		      struct wire_rd *r)
+{
+	int port = wire_rd_i32(r);
+	if (!complete(r))
+		return -1;
+	struct task *t = conn_task(c);
+	int ok = port > 0 && port <= 65535;
+	if (ok)
+		t->tcp_port = port;
+	ctl_reply_status(d, c, h, ok ? 0 : PvmBadParam);
+	return 0;
+}
+
 /* pvm_exit of a task whose connection we may not be reading (flow.c):
  * from now on we read it all.  Only the task's own process may ask. */
 static int tm_leaving(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
@@ -476,6 +491,7 @@ static const struct ctl_row table[WIRE_TM_MAX] = {
 	[WIRE_TM_GS_LIST] = {"TM_GS_LIST", ctl_gs_list, CTL_MASTER},
 	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr, CTL_TID_HOST},
 	[WIRE_TM_LEAVING] = {"TM_LEAVING", tm_leaving, CTL_HERE},
+	[WIRE_TM_TCPPORT] = {"TM_TCPPORT", tm_tcpport, CTL_HERE},
 };
 
 /* The row of a TM_* code, or NULL. */

@@ -553,6 +553,26 @@ mh_flood_check() {
 	[ $((rss1 - rss0)) -lt 24576 ]
 }
 
+@test "a task that enrolled while its machine had one host listens once a host is added: the new host's tasks reach it directly" {
+	mh_start 1
+	# the first task enrolls alone, and waits for the add before it
+	# spawns its receiver on h2
+	MH_FLOOD_PIDS=()
+	mh_flood direct -n 1 -z 64 -s 0 -w h2 -b "$BATS_TEST_TMPDIR/added"
+	wait_until 20 eval 'mh_log 1 | grep -q "t40001 enrolled"'
+	[ -z "$(on_host 1 ss -ltnpH | grep "pid=$(host_pvmd_pid 1),")" ]
+	run mh_console 1 'add h2'
+	show
+	[[ "$output" == *"1 successful"* ]]
+	touch "$BATS_TEST_TMPDIR/added"
+	wait "${MH_FLOOD_PIDS[0]}"
+	echo "# $(tr '\n' ' ' <"$BATS_TEST_TMPDIR/flood.direct") carried: $(tr '\n' ' ' <"$BATS_TEST_TMPDIR/carried.direct")" >&3
+	grep -qx 'delivered 1 of 1, 0 bad' "$BATS_TEST_TMPDIR/flood.direct"
+	# the receiver on h2 (t8xxxx) sent its three messages to the first
+	# task directly
+	grep -Eq '^t8[0-9a-f]{4} direct=3 ' "$BATS_TEST_TMPDIR/carried.direct"
+}
+
 @test "halt while a host is cut off: the others stop at once, the cut one by itself" {
 	mh_start 4
 	run mh_console 1 $'spawn -4 -> pt_mh child wait'

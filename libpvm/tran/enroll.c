@@ -44,6 +44,7 @@ void lp_enroll_set_hook(void (*enrolled)(void))
 }
 
 unsigned lp_gs_epoch;
+static int ctl_write(int code, uint32_t wid, const struct wire_wr *req);
 
 void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
 {
@@ -51,6 +52,20 @@ void lp_ctl_arrived(const struct wire_hdr *h, uint8_t *data, size_t len)
 		/* a group list this task fetched is stale (lpvm_priv.h) */
 		lp_gs_epoch++;
 		free(data);
+		return;
+	}
+	if (h->tag == WIRE_TM_NETUP && h->wid == 0) {
+		/* a host joined the machine: tasks there may now reach us
+		 * directly if we listen (the answer is not waited for) */
+		free(data);
+		int port = lp.enrolled ? lp_route_net_up() : 0;
+		if (port > 0) {
+			struct wire_wr w;
+			wire_wr_init(&w);
+			wire_wr_i32(&w, port);
+			ctl_write(WIRE_TM_TCPPORT, next_wid(), &w);
+			wire_wr_free(&w);
+		}
 		return;
 	}
 	if (want.wid && !want.done && h->tag == want.code &&

@@ -206,6 +206,18 @@ int lp_route_listen(void)
 	return port;
 }
 
+int lp_route_net_up(void)
+{
+	int port = 0;
+	for (int i = 0; i < nuse; i++)
+		if (up[i] && use[i]->net_up) {
+			int p = use[i]->net_up();
+			if (!port)
+				port = p;
+		}
+	return port;
+}
+
 void lp_route_init(void)
 {
 	if (!configured)

@@ -44,6 +44,10 @@ struct lp_tran {
 	 * carries what it can reach whatever PvmRoute says.  Returns 0, or
 	 * -1 when the transport is unavailable to this task (skipped). */
 	int (*init)(int forced);
+	/* Optional: the pvmd has begun to listen for other hosts (the
+	 * machine got its first other host after we enrolled).  Opens what
+	 * listen() would have; returns a TCP port to announce, or 0. */
+	int (*net_up)(void);
 	/* Optional, pvm_exit (lp_flush): hands output that waits on
 	 * something other than a socket to the next route. */
 	void (*handoff)(void);
@@ -198,6 +202,9 @@ void lp_route_ep_lost(void *ep);
 /* Before TM_CONNECT: reads PVM_TRAN and opens the transports' listeners;
  * returns the TCP port to announce (0: none). */
 int lp_route_listen(void);
+/* TM_NETUP: every transport's net_up; returns the TCP port to announce
+ * (0: none). */
+int lp_route_net_up(void);
 /* Initialises transports after enrollment / closes them all. */
 void lp_route_init(void);
 void lp_route_fini(void);

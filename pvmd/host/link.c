@@ -24,6 +24,7 @@
 #include "pvmd/host/hostlayer.h"
 #include "pvmd/log.h"
 #include "pvmd/signals.h"
+#include "pvmd/task.h"
 
 /* Connections not authenticated yet that we keep at once: a peer that
  * opens many and says nothing costs at most this many descriptors (the
@@ -467,6 +468,25 @@ int link_listen(struct pvmd *d)
 			close(f);
 	}
 	plog(PL_INFO, "listening for other hosts on %s:%d", ip, d->hosts->port);
+	/* tasks enrolled before may listen now too (TM_NETUP) */
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_str(&w, ip);
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct task *t = idhash_at(&d->tasks, i);
+		if (!t || !t->conn)
+			continue;
+		struct wire_hdr h = {.flags = WIRE_F_CTRL,
+				     .dst = t->tid,
+				     .src = d->hosttid,
+				     .tag = WIRE_TM_NETUP};
+		struct fbuf *f = w.err ? NULL : fbuf_frame(&h, w.buf, w.len);
+		if (f) {
+			conn_send(d, t->conn, f);
+			fbuf_put(f);
+		}
+	}
+	wire_wr_free(&w);
 	return 0;
 }
 

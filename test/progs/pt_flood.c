@@ -3,7 +3,7 @@
  * (test/reliability.bats, test/multihost.bats: flow control).
  *
  *   pt_flood [-n COUNT] [-z BYTES] [-k SENDERS] [-s SECONDS] [-g GOFILE]
- *            [-w WHERE] [-o FILE] [-x | -q]
+ *            [-w WHERE] [-o FILE] [-b FILE] [-x | -q]
  *
  * Spawns a receiver on WHERE (a host name; default: any) and SENDERS - 1
  * more senders on this host, then every sender sends COUNT messages of
@@ -22,6 +22,9 @@
  * all arrived intact.  With -x it calls pvm_exit right after sending and
  * prints "exit R after T s" instead; the receiver's report then goes only
  * to FILE (-o), which it writes in any case.
+ *
+ * With -b the first task enrolls, then waits until FILE exists before it
+ * spawns (a host may be added meanwhile).
  *
  * With -q the receiver leaves without reading anything once its sleep
  * ends; the first task waits for its exit, sends 16 times as much again
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
 	int count = 200, senders = 1, do_exit = 0, quit = 0, opt;
 	size_t len = 1u << 20;
 	double secs = 30;
-	const char *go = "", *where = NULL, *out = "";
+	const char *go = "", *where = NULL, *out = "", *before = NULL;
 
 	if (argc > 1 && !strcmp(argv[1], "-recv") && argc == 8)
 		return receiver(atoi(argv[2]), (size_t)atol(argv[3]),
@@ -188,7 +191,7 @@ int main(int argc, char **argv)
 		pvm_exit();
 		return 0;
 	}
-	while ((opt = getopt(argc, argv, "n:z:k:s:g:w:o:xq")) != -1) {
+	while ((opt = getopt(argc, argv, "n:z:k:s:g:w:o:b:xq")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = atoi(optarg);
@@ -214,6 +217,9 @@ int main(int argc, char **argv)
 		case 'x':
 			do_exit = 1;
 			break;
+		case 'b':
+			before = optarg;
+			break;
 		case 'q':
 			quit = 1;
 			break;
@@ -229,6 +235,8 @@ int main(int argc, char **argv)
 	}
 	if (pvm_mytid() < 0)
 		return 1;
+	if (before)
+		wait_go(600, before);
 	char a_count[16], a_len[24], a_k[16], a_secs[32];
 	snprintf(a_count, sizeof a_count, "%d", quit ? -1 : count);
 	snprintf(a_len, sizeof a_len, "%zu", len);

@@ -319,10 +319,23 @@ static void direct_fini(void)
 	}
 }
 
+/* The machine got another host after we enrolled: tasks there may now
+ * route to us directly too. */
+static int direct_net_up(void)
+{
+	if (lp.route == PvmDontRoute || lp_tcp_listening())
+		return 0;
+	int port = lp_tcp_listen_open();
+	if (port)
+		lp_tcp_start();
+	return port;
+}
+
 const struct lp_tran lp_tran_direct = {
 	.name = "direct",
 	.exclusivity = 10,
 	.listen = lp_tcp_listen_open,
+	.net_up = direct_net_up,
 	.init = direct_init,
 	.fini = direct_fini,
 	.reach = direct_reach,

@@ -16,6 +16,8 @@
 int lp_tcp_listen_open(void);
 /* After enrollment: starts accepting on it. */
 void lp_tcp_start(void);
+/* Whether that listener is open. */
+int lp_tcp_listening(void);
 /* Whether a direct route to `tid` goes over TCP: another host, or
  * PVM_DIRECT_TCP=1 (a test option). */
 int lp_tcp_wanted(int tid);

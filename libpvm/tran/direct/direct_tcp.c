@@ -5,8 +5,8 @@
  * A task that accepts direct routes also listens on a TCP port (the
  * kernel's choice) from enrollment on and tells its pvmd the port in
  * TM_CONNECT, on the address its pvmd listens on for other hosts: none
- * while the machine has one host (a task enrolled then takes direct
- * routes from other hosts' tasks on the pvmd route instead).  A task routing
+ * while the machine has one host (then from the pvmd's TM_NETUP on, the
+ * port told in TM_TCPPORT).  A task routing
  * directly to a task of another host asks its pvmd for the peer's "ip:port"
  * (TM_ROUTEADDR), connects, and both prove they know the virtual machine's
  * secret (the file `secret` in the VM directory) with the pvmds' DM_HELLO /
@@ -388,6 +388,11 @@ int lp_tcp_listen_open(void)
 	return ntohs(ss.ss_family == AF_INET6
 			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 			     : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int lp_tcp_listening(void)
+{
+	return lfd >= 0;
 }
 
 void lp_tcp_start(void)
