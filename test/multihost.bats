@@ -550,7 +550,10 @@ mh_flood_check() {
 	cat "$out"
 	grep -qx 'got 268435456 bytes' "$out"
 	mh_log 1 | grep -q 'asked its pvmd to hold it'
-	[ $((rss1 - rss0)) -lt 24576 ]
+	# (AddressSanitizer's quarantine keeps freed memory resident)
+	if ! ldd "$PVMD_BIN" | grep -q libasan; then
+		[ $((rss1 - rss0)) -lt 24576 ]
+	fi
 }
 
 @test "a task that enrolled while its machine had one host listens once a host is added: the new host's tasks reach it directly" {

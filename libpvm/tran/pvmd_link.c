@@ -56,23 +56,29 @@ int lp_peer_is_us(int fd)
 	return cr.uid == getuid();
 }
 
-int lp_pvmd_connect(void)
+/* A blocking connection to the pvmd's socket, whose other end runs as
+ * our user; -1 when there is none. */
+static int open_pvmd_sock(void)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+			!lp_peer_is_us(fd))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
 
+int lp_pvmd_connect(void)
+{
 	if (pconn)
 		return 0;
-	if (vmdir_check() < 0 ||
-	    vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
-		return PvmSysErr;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = vmdir_check() < 0 ? -1 : open_pvmd_sock();
 	if (fd < 0)
 		return PvmSysErr;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    !lp_peer_is_us(fd)) {
-		close(fd);
-		return PvmSysErr;
-	}
 	pconn = lp_conn_new(fd, "pvmd", pvmd_msg, pvmd_closed, NULL);
 	if (!pconn)
 		return PvmSysErr;
@@ -82,18 +88,9 @@ int lp_pvmd_connect(void)
 
 int lp_pvmd_leaving(void)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (!lp_pvmd_conn() || !lp.enrolled ||
-	    vmdir_file(sa.sun_path, sizeof sa.sun_path, VMDIR_SOCK) < 0)
-		return PvmSysErr;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = lp_pvmd_conn() && lp.enrolled ? open_pvmd_sock() : -1;
 	if (fd < 0)
 		return PvmSysErr;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    !lp_peer_is_us(fd)) {
-		close(fd);
-		return PvmSysErr;
-	}
 	struct wire_hdr h = {.flags = WIRE_F_FIRST | WIRE_F_LAST | WIRE_F_CTRL,
 			     .dst = lp.hosttid,
 			     .src = lp.mytid,

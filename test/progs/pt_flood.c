@@ -152,6 +152,8 @@ static int receiver(int count, size_t len, int senders, double secs,
 			bad++;
 		}
 	}
+	free(b);
+	free(next);
 	char line[128];
 	snprintf(line, sizeof line, "delivered %d of %d, %d bad", got,
 		 count * senders, bad);
