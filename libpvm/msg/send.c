@@ -8,7 +8,6 @@
  * send never waits for the receiver.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "lpvm.h"
 #include "msg.h"
@@ -26,11 +25,8 @@ static int send_self(const struct wire_hdr *h, const struct lp_seg *seg,
 		lp_buf_free(b);
 		return PvmNoMem;
 	}
-	for (int i = 0; i < nseg; i++) {
-		if (seg[i].len)
-			memcpy(b->data + b->len, seg[i].p, seg[i].len);
-		b->len += seg[i].len;
-	}
+	lp_segs_copy(b->data, seg, nseg);
+	b->len = (size_t)total;
 	lp_buf_set_wire_enc(b, h->enc);
 	b->received = 1;
 	b->src = h->src;

@@ -277,15 +277,20 @@ size_t lp_buf_bodylen(const struct lp_buf *b)
 	return b->len;
 }
 
+void lp_segs_copy(void *out, const struct lp_seg *seg, int nseg)
+{
+	uint8_t *o = out;
+	for (int i = 0; i < nseg; i++) {
+		if (seg[i].len)
+			memcpy(o, seg[i].p, seg[i].len);
+		o += seg[i].len;
+	}
+}
+
 void lp_buf_copybody(const struct lp_buf *b, void *out)
 {
 	if (b->enc == PvmDataInPlace && !b->received) {
-		uint8_t *o = out;
-		for (int i = 0; i < b->nseg; i++) {
-			if (b->seg[i].len)
-				memcpy(o, b->seg[i].p, b->seg[i].len);
-			o += b->seg[i].len;
-		}
+		lp_segs_copy(out, b->seg, b->nseg);
 	} else if (b->len) {
 		memcpy(out, b->data, b->len);
 	}

@@ -20,6 +20,8 @@ struct lp_seg {
 	const void *p;
 	size_t len;
 };
+/* Copies the segments one after the other to out (room for all). */
+void lp_segs_copy(void *out, const struct lp_seg *seg, int nseg);
 
 struct lp_buf {
 	int id;	 /* buffer id (> 0) */

@@ -16,7 +16,6 @@
 #include "tran/tran.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/idhash.h"
 
@@ -73,12 +72,7 @@ static int hold(struct win *w, const struct lp_omsg *m)
 	x->h = m->h;
 	x->total = m->total;
 	x->frag = m->frag;
-	size_t off = 0;
-	for (int i = 0; i < m->nseg; i++) {
-		if (m->seg[i].len)
-			memcpy(x->body + off, m->seg[i].p, m->seg[i].len);
-		off += m->seg[i].len;
-	}
+	lp_segs_copy(x->body, m->seg, m->nseg);
 	if (w->tail)
 		w->tail->next = x;
 	else

@@ -145,12 +145,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 			free(o);
 			return PvmNoMem;
 		}
-		uint8_t *d = o->data;
-		for (int i = 0; i < m->nseg; i++) {
-			if (m->seg[i].len)
-				memcpy(d, m->seg[i].p, m->seg[i].len);
-			d += m->seg[i].len;
-		}
+		lp_segs_copy(o->data, m->seg, m->nseg);
 	}
 	if (sp->qtail)
 		sp->qtail->next = o;
