@@ -44,9 +44,9 @@ void flow_init(struct pvmd *d)
 /* A credit of n bytes to sender `to` in the name of task `from`. */
 static void credit(struct pvmd *d, int to, int from, uint64_t n)
 {
-	uint8_t be[8];
-	for (int i = 0; i < 8; i++)
-		be[i] = (uint8_t)(n >> (56 - 8 * i));
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_u64(&w, n);
 	struct wire_hdr c = {
 		.flags = WIRE_F_FIRST | WIRE_F_LAST,
 		.enc = PvmDataRaw,
@@ -54,11 +54,10 @@ static void credit(struct pvmd *d, int to, int from, uint64_t n)
 		.src = from,
 		.ctx = WIRE_CTX_CREDIT,
 	};
-	struct fbuf *f = fbuf_frame(&c, be, sizeof be);
-	if (!f)
-		return; /* (that sender's window to a gone task stays short) */
-	route_frame(d, &c, f);
-	fbuf_put(f);
+	/* (out of memory: that sender's window to a gone task stays short) */
+	if (!w.err)
+		route_msg(d, &c, w.buf, w.len);
+	wire_wr_free(&w);
 }
 
 void flow_dropped(struct pvmd *d, const struct wire_hdr *h)
@@ -93,9 +92,9 @@ void flow_credit_seen(struct pvmd *d, struct task *t, const struct wire_hdr *h,
 		    (WIRE_F_FIRST | WIRE_F_LAST) ||
 	    h->len != 8)
 		return;
-	uint64_t n = 0;
-	for (int i = 0; i < 8; i++)
-		n = n << 8 | p[i];
+	struct wire_rd r;
+	wire_rd_init(&r, p, h->len);
+	uint64_t n = wire_rd_u64(&r);
 	long owed = idhash_count(&t->flow_in, h->dst);
 	if (owed > 0)
 		idhash_count_add(&t->flow_in, h->dst,

@@ -235,9 +235,10 @@ void output_remote_arrived(struct pvmd *d, int hostno, const struct wire_hdr *h,
 {
 	if (h->len < 8 || queued_for(d, h->dst) <= OUT_HOLD_MAX)
 		return;
-	int wtid =
-		(int)((uint32_t)payload[0] << 24 | (uint32_t)payload[1] << 16 |
-		      (uint32_t)payload[2] << 8 | payload[3]);
+	struct wire_rd rd;
+	wire_rd_init(&rd, payload, h->len);
+	int wtid = wire_rd_i32(&rd); /* (the writer, first in every output
+				      * message) */
 	if (wtid <= 0 || host_is_local_tid(d, wtid))
 		return;
 	for (struct rpause *r = d->rpauses; r; r = r->next)

@@ -186,12 +186,18 @@ void pvmd_send_msg(struct pvmd *d, int dst, int tag, int ctx,
 		.tag = tag,
 		.ctx = ctx,
 	};
-	struct fbuf *f = fbuf_frame(&h, payload, len);
-	if (!f) {
+	if (route_msg(d, &h, payload, len) < 0)
 		plog(PL_ERR, "out of memory: message for t%x (tag %d) lost",
 		     dst, tag);
-		return;
-	}
-	route_frame(d, &h, f);
+}
+
+int route_msg(struct pvmd *d, const struct wire_hdr *h, const void *payload,
+	      size_t len)
+{
+	struct fbuf *f = fbuf_frame(h, payload, len);
+	if (!f)
+		return -1;
+	int r = route_frame(d, h, f);
 	fbuf_put(f);
+	return r;
 }

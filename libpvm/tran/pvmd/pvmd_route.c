@@ -141,29 +141,31 @@ static void send_credit(int tid, uint64_t bytes)
 	struct lp_conn *c = lp_pvmd_conn();
 	if (!c || !lp.enrolled)
 		return;
-	uint8_t be[8];
-	for (int i = 0; i < 8; i++)
-		be[i] = (uint8_t)(bytes >> (56 - 8 * i));
-	struct lp_seg seg = {.p = be, .len = sizeof be};
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_u64(&w, bytes);
+	struct lp_seg seg = {.p = w.buf, .len = w.len};
 	struct lp_omsg m = {.h = {.dst = tid,
 				  .src = lp.mytid,
 				  .ctx = WIRE_CTX_CREDIT,
 				  .enc = PvmDataRaw},
 			    .seg = &seg,
 			    .nseg = 1,
-			    .total = sizeof be,
+			    .total = w.len,
 			    .frag = lp_frag_size()};
-	lp_conn_send(c, &m); /* (a dead pvmd: nothing to give back to) */
+	if (!w.err)
+		lp_conn_send(c, &m); /* (a dead pvmd: nothing to give) */
+	wire_wr_free(&w);
 }
 
 static int pvmd_link_arrived(const struct wire_hdr *h, struct lp_buf *b)
 {
 	if (wire_is_credit(h)) {
 		struct win *w = idhash_get(&wins, h->src);
-		if (w && b->len == 8) {
-			uint64_t n = 0;
-			for (int i = 0; i < 8; i++)
-				n = n << 8 | b->data[i];
+		struct wire_rd r;
+		wire_rd_init(&r, b->data, b->len);
+		uint64_t n = wire_rd_u64(&r);
+		if (w && !r.err && !r.left) {
 			w->inflight = n < w->inflight ? w->inflight - n : 0;
 			release(w, 0);
 		}
