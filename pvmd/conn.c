@@ -270,10 +270,18 @@ void conn_close(struct pvmd *d, struct conn *c, const char *why)
 	}
 }
 
+/* Counts n more (or fewer) bytes queued on c, and for the tasks of
+ * this host in all (flow.c's bounds). */
+static void count_queued(struct conn *c, int64_t n)
+{
+	c->qbytes += (size_t)n;
+	if (c->kind == CONN_TASK)
+		c->d->task_qbytes += (uint64_t)n;
+}
+
 static void conn_free(struct conn *c)
 {
-	if (c->kind == CONN_TASK)
-		c->d->task_qbytes -= c->qbytes;
+	count_queued(c, -(int64_t)c->qbytes);
 	for (size_t i = 0; i < c->qcount; i++)
 		fbuf_put(c->q[(c->qhead + i) % c->qcap]);
 	free(c->q);
@@ -367,9 +375,7 @@ int conn_send(struct pvmd *d, struct conn *c, struct fbuf *f)
 		c->last_tx = loop_now_ms();
 	c->q[(c->qhead + c->qcount) % c->qcap] = f;
 	c->qcount++;
-	c->qbytes += f->len;
-	if (c->kind == CONN_TASK)
-		d->task_qbytes += f->len;
+	count_queued(c, (int64_t)f->len);
 	mark_dirty(d, c);
 	return 0;
 }
@@ -408,9 +414,7 @@ static int flush(struct conn *c)
 			}
 			left -= rest;
 			c->qoff = 0;
-			c->qbytes -= f->len;
-			if (c->kind == CONN_TASK)
-				c->d->task_qbytes -= f->len;
+			count_queued(c, -(int64_t)f->len);
 			fbuf_put(f);
 			c->qhead = (c->qhead + 1) % c->qcap;
 			c->qcount--;
@@ -708,14 +712,12 @@ static void conn_io_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 		read_some(d, c, READ_BUDGET);
 }
 
-void conn_drop_output(struct pvmd *d, struct conn *c)
+void conn_drop_output(struct conn *c)
 {
 	size_t keep = c->qcount && c->qoff ? 1 : 0;
 	for (size_t i = keep; i < c->qcount; i++) {
 		struct fbuf *f = c->q[(c->qhead + i) % c->qcap];
-		c->qbytes -= f->len;
-		if (c->kind == CONN_TASK)
-			d->task_qbytes -= f->len;
+		count_queued(c, -(int64_t)f->len);
 		fbuf_put(f);
 	}
 	c->qcount = keep;

@@ -118,12 +118,8 @@ pid_t conn_peer_pid(const struct conn *c);
 struct task *conn_task(const struct conn *c);
 void conn_set_task(struct conn *c, struct task *t);
 
-/* Flow control (flow.c): what c's queue holds; stop and start reading
- * c (a task's connection) because of task `tid`; the paused ones. */
-static inline uint64_t conn_queued(const struct conn *c)
-{
-	return c->qbytes;
-}
+/* Flow control (flow.c): stop and start reading c (a task's
+ * connection) because of task `tid`; the paused ones. */
 void conn_pause_input(struct pvmd *d, struct conn *c, int tid);
 void conn_resume_input(struct pvmd *d, struct conn *c);
 void conn_set_leaving(struct pvmd *d, struct conn *c);
@@ -138,7 +134,7 @@ static inline struct conn *conn_paused_next(const struct conn *c)
 
 /* Drops c's queued output but the frame being written (a task that
  * leaves: what it has not read it never will). */
-void conn_drop_output(struct pvmd *d, struct conn *c);
+void conn_drop_output(struct conn *c);
 
 /* Sends a control reply (same code and wid as the request) to `c`. */
 void conn_reply(struct pvmd *d, struct conn *c, const struct wire_hdr *req,

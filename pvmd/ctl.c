@@ -198,7 +198,7 @@ static int tm_exit(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		return -1;
 	/* what it has not read it never will (its senders get the bytes
 	 * back, flow.c): the answer goes out first */
-	conn_drop_output(d, c);
+	conn_drop_output(c);
 	ctl_reply_status(d, c, h, 0);
 	task_exit(d, conn_task(c), "pvm_exit");
 	return 0;

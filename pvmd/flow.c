@@ -114,12 +114,6 @@ void flow_task_gone(struct pvmd *d, struct task *t)
 
 /* ---- the bounds ---- */
 
-static uint64_t queued_for(struct pvmd *d, int tid)
-{
-	struct task *t = task_find(d, tid);
-	return t && t->conn ? conn_queued(t->conn) : 0;
-}
-
 static int over(const struct pvmd *d, uint64_t q)
 {
 	/* past the total, only destinations that hold more than a window
@@ -137,14 +131,18 @@ static int has_room(const struct pvmd *d, uint64_t q)
 
 void flow_after_route(struct pvmd *d, struct conn *c, const struct wire_hdr *h)
 {
-	if (!over(d, queued_for(d, h->dst)) || conn_paused_for(c))
+	/* (every frame of a task comes here: while all tasks together hold
+	 * less than either bound, no one of them can be over) */
+	if (d->task_qbytes <= d->hold_max && d->task_qbytes <= d->hold_total)
+		return;
+	if (!over(d, task_queued(d, h->dst)) || conn_paused_for(c))
 		return;
 	struct task *s = conn_task(c);
 	plog_src(LOG_SRC_TID(h->dst), PL_INFO,
 		 "t%x holds %llu bytes it has not read (bounds: %llu per "
 		 "task, %llu in all held %llu): not reading t%x until it "
 		 "reads",
-		 h->dst, (unsigned long long)queued_for(d, h->dst),
+		 h->dst, (unsigned long long)task_queued(d, h->dst),
 		 (unsigned long long)d->hold_max,
 		 (unsigned long long)d->hold_total,
 		 (unsigned long long)d->task_qbytes, s ? s->tid : 0);
@@ -157,7 +155,7 @@ void flow_resume(struct pvmd *d)
 	 * others: start over after each) */
 	for (;;) {
 		struct conn *c = d->paused;
-		while (c && !has_room(d, queued_for(d, conn_paused_for(c))))
+		while (c && !has_room(d, task_queued(d, conn_paused_for(c))))
 			c = conn_paused_next(c);
 		if (!c)
 			return;

@@ -175,26 +175,19 @@ static int read_pipe(struct outpipe *p, size_t budget)
 	return 1;
 }
 
-/* The bytes queued at the pvmd for p's destination, if that is a task
- * of this host (0 otherwise). */
-static size_t dest_queued(const struct outpipe *p)
-{
-	const struct task *t = p->outtid ? task_find(p->d, p->outtid) : NULL;
-	return t && t->conn ? t->conn->qbytes : 0;
-}
-
 static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct outpipe *p = io->data;
 	/* (a hang-up is reported even while paused: the rest is at most
 	 * a pipe's buffer, read it rather than be woken again and again) */
-	if (dest_queued(p) > OUT_HOLD_MAX && !(ev & (LOOP_HUP | LOOP_ERR))) {
+	if (task_queued(p->d, p->outtid) > OUT_HOLD_MAX &&
+	    !(ev & (LOOP_HUP | LOOP_ERR))) {
 		p->paused = 1;
 		loop_io_set(l, io, 0);
 		plog_src(LOG_SRC_TID(p->tid), PL_INFO,
 			 "t%x: its output destination t%x holds %zu bytes not "
 			 "read: its output waits",
-			 p->tid, p->outtid, dest_queued(p));
+			 p->tid, p->outtid, task_queued(p->d, p->outtid));
 		return;
 	}
 	read_pipe(p, 256u << 10);
@@ -214,12 +207,6 @@ struct rpause {
 	int hostno, wtid, dst;
 };
 
-static size_t queued_for(struct pvmd *d, int tid)
-{
-	const struct task *t = task_find(d, tid);
-	return t && t->conn ? t->conn->qbytes : 0;
-}
-
 static void ask(struct pvmd *d, int hostno, int code, int wtid, int dst)
 {
 	struct wire_wr w;
@@ -233,7 +220,7 @@ static void ask(struct pvmd *d, int hostno, int code, int wtid, int dst)
 void output_remote_arrived(struct pvmd *d, int hostno, const struct wire_hdr *h,
 			   const uint8_t *payload)
 {
-	if (h->len < 8 || queued_for(d, h->dst) <= OUT_HOLD_MAX)
+	if (h->len < 8 || task_queued(d, h->dst) <= OUT_HOLD_MAX)
 		return;
 	struct wire_rd rd;
 	wire_rd_init(&rd, payload, h->len);
@@ -252,7 +239,7 @@ void output_remote_arrived(struct pvmd *d, int hostno, const struct wire_hdr *h,
 	plog_src(LOG_SRC_TID(wtid), PL_INFO,
 		 "t%x: its output destination t%x holds %zu bytes not read: "
 		 "asked its pvmd to hold it",
-		 wtid, h->dst, queued_for(d, h->dst));
+		 wtid, h->dst, task_queued(d, h->dst));
 	ask(d, hostno, WIRE_DM_OUTPAUSE, wtid, h->dst);
 }
 
@@ -278,7 +265,7 @@ void output_resume(struct pvmd *d)
 			if (!p->paused)
 				loop_io_set(d->loop, &p->io, LOOP_IN);
 		}
-		if (p->paused && dest_queued(p) <= OUT_HOLD_LOW) {
+		if (p->paused && task_queued(p->d, p->outtid) <= OUT_HOLD_LOW) {
 			p->paused = 0;
 			if (!p->rpaused)
 				loop_io_set(d->loop, &p->io, LOOP_IN);
@@ -286,7 +273,7 @@ void output_resume(struct pvmd *d)
 	}
 	for (struct rpause **pp = &d->rpauses; *pp;) {
 		struct rpause *r = *pp;
-		if (queued_for(d, r->dst) > OUT_HOLD_LOW &&
+		if (task_queued(d, r->dst) > OUT_HOLD_LOW &&
 		    task_find(d, r->dst)) {
 			pp = &r->next;
 			continue;

@@ -191,6 +191,12 @@ void pvmd_send_msg(struct pvmd *d, int dst, int tag, int ctx,
 		     dst, tag);
 }
 
+size_t task_queued(struct pvmd *d, int tid)
+{
+	const struct task *t = tid ? task_find(d, tid) : NULL;
+	return t && t->conn ? t->conn->qbytes : 0;
+}
+
 int route_msg(struct pvmd *d, const struct wire_hdr *h, const void *payload,
 	      size_t len)
 {

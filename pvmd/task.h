@@ -62,6 +62,9 @@ void sibs_put(struct sibs *s);
  * connects if it is spawned but not yet enrolled); dropped if there is no
  * such task.  Returns 1 if queued, 0 if dropped. */
 int route_frame(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f);
+/* The bytes queued at this pvmd for local task `tid` and not written to
+ * it yet; 0 for no such task (or not connected yet). */
+size_t task_queued(struct pvmd *d, int tid);
 /* The same for a message of one frame the pvmd makes (header h, payload
  * of len bytes): 1 queued, 0 dropped, -1 out of memory. */
 int route_msg(struct pvmd *d, const struct wire_hdr *h, const void *payload,

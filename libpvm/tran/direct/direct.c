@@ -323,7 +323,7 @@ static void direct_fini(void)
  * route to us directly too. */
 static int direct_net_up(void)
 {
-	if (lp.route == PvmDontRoute || lp_tcp_listening())
+	if (lp_tcp_listening())
 		return 0;
 	int port = lp_tcp_listen_open();
 	if (port)

@@ -129,13 +129,6 @@ static int pvmd_send(void *ep, const struct lp_omsg *m)
 	return hold(w, m);
 }
 
-static int pvmd_pending(void *ep)
-{
-	/* (held messages are not output of the connection: lp_flush
-	 * hands them off first, and a receive must not wait for them) */
-	return lp_conn_ep_pending(ep);
-}
-
 static void send_credit(int tid, uint64_t bytes)
 {
 	struct lp_conn *c = lp_pvmd_conn();
@@ -244,7 +237,9 @@ const struct lp_tran lp_tran_pvmd = {
 	.init = pvmd_init,
 	.reach = pvmd_reach,
 	.send = pvmd_send,
-	.pending = pvmd_pending,
+	/* (held messages are not output of the connection: lp_flush hands
+	 * them off first, and a receive must not wait for them) */
+	.pending = lp_conn_ep_pending,
 	.link_arrived = pvmd_link_arrived,
 	.handoff = pvmd_handoff,
 	.fini = pvmd_fini,
