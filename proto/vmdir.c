@@ -4,6 +4,8 @@
 #include "proto/vmdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,4 +178,29 @@ int vmdir_check(void)
 	if (vmdir_path(dir, sizeof dir) < 0)
 		return -1;
 	return dir_is_private(dir);
+}
+
+int vmdir_write_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	size_t n = strlen(text);
+	int fd =
+		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		     0600);
+	if (fd < 0)
+		return -1;
+	int ok = write(fd, text, n) == (ssize_t)n;
+	if (close(fd) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = ok ? errno : EIO;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

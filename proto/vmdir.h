@@ -64,4 +64,9 @@ int vmdir_create(const char *dir, char *err, size_t errlen);
  * before they trust the socket in it).  Returns 0 or -1. */
 int vmdir_check(void);
 
+/* Writes `text` to the file `path` of the VM directory, mode 0600,
+ * through a temporary name and a rename: a reader finds all of it or
+ * the file before.  0, or -1 with errno set. */
+int vmdir_write_file(const char *path, const char *text);
+
 #endif /* PVM_VMDIR_H */

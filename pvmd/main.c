@@ -235,15 +235,9 @@ static void open_socket(struct pvmd *d)
 
 static void write_pidfile(struct pvmd *d)
 {
-	char tmp[640];
-	snprintf(tmp, sizeof tmp, "%s.tmp", d->pidpath);
 	char line[32];
-	int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
-	int fd =
-		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		     0600);
-	if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0 ||
-	    rename(tmp, d->pidpath) < 0)
+	snprintf(line, sizeof line, "%d\n", (int)getpid());
+	if (vmdir_write_file(d->pidpath, line) < 0)
 		startup_fail("cannot write %s: %s", d->pidpath,
 			     strerror(errno));
 }

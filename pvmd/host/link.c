@@ -7,7 +7,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -260,13 +259,6 @@ static void link_up(struct pvmd *d, struct conn *c)
 		hoster_link_up(d, h);
 }
 
-/* The acceptor has checked the connector's proof: may the link come up?
- * Nobody may claim our own host number; the master takes only host
- * numbers in its table.  On a link keyed with
- * our start ticket, DM_AUTH brought the secret: it must be the one the
- * master committed to on our command line (someone who only read the
- * ticket there cannot hand us one of their own); then it is ours and the
- * ticket is burnt (one use). */
 /* Whether an accepted link comes from the IPv4 address of table entry
  * "ip:port" (every pvmd opens its links from the address its entry
  * names: host_connect); an entry without an address yet matches. */
@@ -280,6 +272,14 @@ static int addr_is_peer(const char *addr, const struct conn *c)
 	return (uint32_t)c->logsrc == (uint32_t)sa.sin_addr.s_addr;
 }
 
+/* The acceptor has checked the connector's proof: may the link come up?
+ * Nobody may claim our own host number; a link must claim a host number
+ * of our table and come from that host's address (a slave's first link,
+ * the master's, brings the table).  On a link keyed with
+ * our start ticket, DM_AUTH brought the secret: it must be the one the
+ * master committed to on our command line (someone who only read the
+ * ticket there cannot hand us one of their own); then it is ours and the
+ * ticket is burnt (one use). */
 static int admit(struct pvmd *d, struct conn *c, const char **why)
 {
 	if (c->peer_no == host_no_of_tid(d->hosttid)) {
@@ -457,34 +457,20 @@ int link_listen(struct pvmd *d)
 	host_set_addr(d);
 	/* our tasks' direct-route listeners take the same address */
 	char path[600], line[80];
-	int n = snprintf(line, sizeof line, "%s\n", ip);
-	if (vmdir_in(path, sizeof path, d->dir, VMDIR_NETADDR) == 0) {
-		int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			     0600);
-		if (f < 0 || write(f, line, (size_t)n) != n)
-			plog(PL_ERR, "cannot write %s: %s", path,
-			     strerror(errno));
-		if (f >= 0)
-			close(f);
-	}
+	snprintf(line, sizeof line, "%s\n", ip);
+	if (vmdir_in(path, sizeof path, d->dir, VMDIR_NETADDR) == 0 &&
+	    vmdir_write_file(path, line) < 0)
+		plog(PL_ERR, "cannot write %s: %s", path, strerror(errno));
 	plog(PL_INFO, "listening for other hosts on %s:%d", ip, d->hosts->port);
-	/* tasks enrolled before may listen now too (TM_NETUP) */
+	/* tasks enrolled before may listen now too (TM_NETUP, unasked) */
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_str(&w, ip);
+	struct wire_hdr ev = {.tag = WIRE_TM_NETUP, .wid = 0};
 	for (size_t i = 0; i < d->tasks.cap; i++) {
 		struct task *t = idhash_at(&d->tasks, i);
-		if (!t || !t->conn)
-			continue;
-		struct wire_hdr h = {.flags = WIRE_F_CTRL,
-				     .dst = t->tid,
-				     .src = d->hosttid,
-				     .tag = WIRE_TM_NETUP};
-		struct fbuf *f = w.err ? NULL : fbuf_frame(&h, w.buf, w.len);
-		if (f) {
-			conn_send(d, t->conn, f);
-			fbuf_put(f);
-		}
+		if (t && t->conn)
+			conn_reply(d, t->conn, &ev, &w);
 	}
 	wire_wr_free(&w);
 	return 0;
