@@ -19,3 +19,20 @@ console_pvmgroups_SOURCES = console/pvmgroups.c
 console_pvmgroups_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
 console_pvmgroups_LDADD = libpvm/libpvm3.la proto/libwire.la
 dist_man_MANS += console/pvmgroups.1
+
+# libFuzzer target (configure --enable-fuzzing; test/fuzz.sh runs it):
+# command lines run against a pvmd played from the input.
+if HAVE_READLINE
+FUZZ_TARGETS += console/cmd_fuzz
+console_cmd_fuzz_SOURCES = console/cmd_fuzz.c console/term.c \
+	console/cmdtab.c console/alias.c console/cmd_vm.c console/cmd_ps.c \
+	console/cmd_task.c console/cmd_opt.c console/cmd_env.c \
+	console/cmd_mbox.c console/spawn.c console/jobs.c console/rc.c \
+	console/complete.c console/hostwatch.c \
+	libpvm/api/fuzz_peer.c libpvm/api/fuzz_peer.h
+console_cmd_fuzz_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS) \
+	-I$(top_srcdir)/libpvm
+console_cmd_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect
+console_cmd_fuzz_LDADD = libpvm/libpvm3.la proto/libwire.la \
+	$(READLINE_LIBS) -lpthread
+endif

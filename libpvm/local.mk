@@ -21,3 +21,19 @@ libpvm_libpvm3_la_LIBADD = proto/libwire.la
 # interface of libgpvm3 and pvmgroups (lpvm_priv.h: lpvm_priv_*).
 libpvm_libpvm3_la_LDFLAGS = -version-info 7:6:4 -no-undefined \
 	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$|lpvm_priv_ctl$$|lpvm_priv_err$$|lpvm_priv_gs_epoch$$|lpvm_priv_progress$$|lpvm_priv_dtype_size$$|lpvm_priv_stderr$$)'
+
+# libFuzzer targets (configure --enable-fuzzing; test/fuzz.sh runs them):
+# the library's frame reader, and everything it takes from a pvmd played
+# from the input (api/fuzz_peer.h: connect is wrapped).
+FUZZ_TARGETS += libpvm/tran/conn_fuzz
+libpvm_tran_conn_fuzz_SOURCES = libpvm/tran/conn_fuzz.c
+libpvm_tran_conn_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
+libpvm_tran_conn_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS)
+libpvm_tran_conn_fuzz_LDADD = libpvm/libpvm3.la proto/libwire.la
+FUZZ_TARGETS += libpvm/api/reply_fuzz
+libpvm_api_reply_fuzz_SOURCES = libpvm/api/reply_fuzz.c \
+	libpvm/api/fuzz_peer.c libpvm/api/fuzz_peer.h
+libpvm_api_reply_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
+libpvm_api_reply_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect
+libpvm_api_reply_fuzz_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la \
+	proto/libwire.la -lpthread

@@ -24,3 +24,13 @@ proto_dsig_test_SOURCES = proto/dsig_test.c proto/dsig.h test/unit/tap.h
 check_PROGRAMS += proto/handshake_test
 proto_handshake_test_SOURCES = proto/handshake_test.c test/unit/tap.h
 proto_handshake_test_LDADD = proto/libwire.la
+
+# libFuzzer targets (configure --enable-fuzzing; test/fuzz.sh runs them).
+FUZZ_TARGETS += proto/wire_fuzz
+proto_wire_fuzz_SOURCES = proto/wire_fuzz.c
+proto_wire_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS)
+proto_wire_fuzz_LDADD = proto/libwire.la
+FUZZ_TARGETS += proto/handshake_fuzz
+proto_handshake_fuzz_SOURCES = proto/handshake_fuzz.c
+proto_handshake_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS)
+proto_handshake_fuzz_LDADD = proto/libwire.la

@@ -1,7 +1,8 @@
 # pvmd: the daemon, one per host, user and PVM_VMID.
 bin_PROGRAMS += pvmd/pvmd
-pvmd_pvmd_SOURCES = \
-	pvmd/main.c pvmd/pvmd.h \
+# everything but main.c, which the fuzz targets leave out
+pvmd_core_sources = \
+	pvmd/pvmd.h pvmd/state.c \
 	pvmd/signals.c \
 	pvmd/loop.c pvmd/loop.h \
 	common/idhash.c common/idhash.h \
@@ -20,6 +21,7 @@ pvmd_pvmd_SOURCES = \
 	pvmd/mbox.h pvmd/group.h pvmd/context.h pvmd/signals.h
 # the host layer: pvmd/host/local.mk adds its sources
 include pvmd/host/local.mk
+pvmd_pvmd_SOURCES = pvmd/main.c $(pvmd_core_sources)
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_pvmd_LDADD = proto/libwire.la
 dist_man_MANS += pvmd/pvmd.8
@@ -40,3 +42,19 @@ check_PROGRAMS += pvmd/loop_test
 pvmd_loop_test_SOURCES = pvmd/loop_test.c pvmd/loop.c pvmd/loop.h \
 	test/unit/tap.h test/unit/rnd.h
 pvmd_loop_test_CPPFLAGS = $(AM_CPPFLAGS)
+
+# libFuzzer targets (configure --enable-fuzzing; test/fuzz.sh runs them):
+# the pvmd's core in a library, driven in-process by fuzz_pvmd.c, with
+# the calls that would reach outside (kill, clone, fork, exit) wrapped.
+if FUZZING
+noinst_LTLIBRARIES += pvmd/libpvmd_core.la
+pvmd_libpvmd_core_la_SOURCES = $(pvmd_core_sources)
+pvmd_libpvmd_core_la_CPPFLAGS = $(pvmd_pvmd_CPPFLAGS)
+endif
+pvmd_fuzz_ldflags = -static $(FUZZ_LDFLAGS) \
+	-Wl,--wrap=kill,--wrap=clone,--wrap=fork,--wrap=execvp,--wrap=exit
+pvmd_fuzz_ldadd = pvmd/libpvmd_core.la proto/libwire.la
+FUZZ_TARGETS += pvmd/ctl_fuzz
+pvmd_ctl_fuzz_SOURCES = pvmd/ctl_fuzz.c pvmd/fuzz_pvmd.c pvmd/fuzz_pvmd.h
+pvmd_ctl_fuzz_LDFLAGS = $(pvmd_fuzz_ldflags)
+pvmd_ctl_fuzz_LDADD = $(pvmd_fuzz_ldadd)

@@ -241,36 +241,42 @@ void loop_stop(struct loop *l)
 	l->stop = 1;
 }
 
-int loop_run(struct loop *l)
+int loop_run_once(struct loop *l, int timeout_ms)
 {
 	struct epoll_event evs[MAX_EVENTS];
 
-	l->stop = 0;
-	while (!l->stop) {
-		l->dispatching = 1;
-		if (l->before_sleep)
-			l->before_sleep(l, l->before_sleep_data);
-		l->dispatching = 0;
-		run_deferred(l);
-		if (l->stop)
-			break;
+	l->dispatching = 1;
+	if (l->before_sleep)
+		l->before_sleep(l, l->before_sleep_data);
+	l->dispatching = 0;
+	run_deferred(l);
+	if (l->stop)
+		return 0;
 
-		int n = epoll_wait(l->epfd, evs, MAX_EVENTS, next_timeout(l));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		l->dispatching = 1;
-		for (int i = 0; i < n; i++) {
-			struct loop_io *io = evs[i].data.ptr;
-			if (io->fd < 0)
-				continue; /* stopped earlier in this batch */
-			io->cb(l, io, evs[i].events);
-		}
-		run_timers(l);
-		l->dispatching = 0;
-		run_deferred(l);
+	int next = next_timeout(l);
+	if (timeout_ms >= 0 && (next < 0 || next > timeout_ms))
+		next = timeout_ms;
+	int n = epoll_wait(l->epfd, evs, MAX_EVENTS, next);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	l->dispatching = 1;
+	for (int i = 0; i < n; i++) {
+		struct loop_io *io = evs[i].data.ptr;
+		if (io->fd < 0)
+			continue; /* stopped earlier in this batch */
+		io->cb(l, io, evs[i].events);
 	}
+	run_timers(l);
+	l->dispatching = 0;
+	run_deferred(l);
+	return n;
+}
+
+int loop_run(struct loop *l)
+{
+	l->stop = 0;
+	while (!l->stop)
+		if (loop_run_once(l, -1) < 0)
+			return -1;
 	return 0;
 }

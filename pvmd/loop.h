@@ -66,6 +66,11 @@ void loop_defer(struct loop *l, void (*fn)(void *), void *p);
 
 /* Runs until loop_stop(). Returns 0, or -1 if epoll_wait fails. */
 int loop_run(struct loop *l);
+/* One turn of loop_run: the before-sleep hook, then what is ready within
+ * timeout_ms (-1: until the next timer or event).  Returns how many
+ * descriptors were ready (0 also after loop_stop), -1 if epoll_wait
+ * fails.  For harnesses that drive the loop themselves (the fuzzers). */
+int loop_run_once(struct loop *l, int timeout_ms);
 void loop_stop(struct loop *l);
 
 uint64_t loop_now_ms(void);

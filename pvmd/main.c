@@ -278,29 +278,8 @@ static void before_sleep(struct loop *l, void *data)
 
 static void shutdown_pvmd(struct pvmd *d)
 {
-	pvmd_reap(d);
-	conn_close_all(d);
-	conn_before_sleep(d);
-	output_close_all(d);
-	/* What is left in the table never connected or is being closed. */
-	while (d->tasks.count) {
-		for (size_t i = 0; i < d->tasks.cap; i++) {
-			if (d->tasks.slots[i].key) {
-				task_exit(d, d->tasks.slots[i].val,
-					  "pvmd exiting");
-				break;
-			}
-		}
-	}
-	conn_before_sleep(d);
-	notify_free_all(d);
-	mbox_free_all(d);
-	group_free_all(d);
-	gshm_close(d);
-	host_fini(d);
+	pvmd_state_free(d);
 	shmseg_remove_all(); /* inboxes of tasks (docs/shm.md) */
-	free(d->halt_pids);
-	close(d->listen_fd);
 	remove_files(d);
 	plog(PL_INFO, "pvmd exiting");
 }
@@ -452,18 +431,7 @@ int main(int argc, char **argv)
 
 	static struct pvmd pvmd;
 	struct pvmd *d = &pvmd;
-	d->listen_fd = d->sig_fd = d->lock_fd = -1;
-	d->hosttid = wire_host_tid(PVMD_HOSTNO);
-	d->next_tid = 1;
-	d->next_ctx = 1;
-	d->notify_tail = &d->notifies;
-	d->arch = PVM_ARCH_NAME;
-	idhash_init(&d->tasks);
-	idhash_init(&d->children);
-	idhash_init(&d->contexts);
-	idhash_init(&d->mb_use);
-	idhash_init(&d->notify_use);
-	idhash_init(&d->gs_use);
+	pvmd_state_init(d);
 	log_set_debug(debug);
 	log_set_stderr(foreground);
 	if (host_layer_new(d) < 0) {

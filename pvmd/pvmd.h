@@ -114,6 +114,13 @@ struct pvmd {
 	unsigned ticks;
 };
 
+/* state.c: every field at its start value (no descriptor, no loop). */
+void pvmd_state_init(struct pvmd *d);
+/* state.c: closes every connection, ends every task and frees what the
+ * modules hold (the loop, the signal descriptor and the files of the VM
+ * directory stay). */
+void pvmd_state_free(struct pvmd *d);
+
 /* main.c: the hosts of the startup hostfile are in (or have failed):
  * the process that started the pvmd may return (host_started). */
 void pvmd_started(void);

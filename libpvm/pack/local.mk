@@ -30,3 +30,11 @@ check_PROGRAMS += libpvm/pack/upk_test
 libpvm_pack_upk_test_SOURCES = libpvm/pack/upk_test.c libpvm/pack/test_types.h
 libpvm_pack_upk_test_LDFLAGS = -no-install
 libpvm_pack_upk_test_LDADD = libpvm/libpvm3.la
+
+# The same as a libFuzzer target (configure --enable-fuzzing): the
+# unpacking of every encoding, checked against the model.
+FUZZ_TARGETS += libpvm/pack/upk_fuzz
+libpvm_pack_upk_fuzz_SOURCES = libpvm/pack/upk_test.c libpvm/pack/test_types.h
+libpvm_pack_upk_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DUPK_FUZZER
+libpvm_pack_upk_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS)
+libpvm_pack_upk_fuzz_LDADD = libpvm/libpvm3.la

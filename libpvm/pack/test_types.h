@@ -15,7 +15,7 @@
 #include "../../test/unit/tap.h" /* ok(), tap_done() */
 
 static uint64_t rnd_state = 88172645463325252ULL;
-static uint64_t rnd(void)
+__attribute__((unused)) static uint64_t rnd(void)
 {
 	rnd_state ^= rnd_state << 13;
 	rnd_state ^= rnd_state >> 7;

@@ -11,8 +11,8 @@
 
 static int ntest, nfail;
 
-__attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt,
-						    ...)
+__attribute__((format(printf, 2, 3), unused)) static int
+ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	ntest++;

@@ -1,0 +1,263 @@
+/*
+ * fuzz_pvmd.c - the in-process pvmd of the fuzz targets (fuzz_pvmd.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/vmdir.h"
+#include "proto/wire.h"
+#include "pvmd/flow.h"
+#include "pvmd/fuzz_pvmd.h"
+#include "pvmd/group.h"
+#include "pvmd/host/host.h"
+#include "pvmd/log.h"
+#include "pvmd/spawn.h"
+#include "pvmd/task.h"
+
+jmp_buf fz_exit_jmp;
+int fz_exit_armed;
+
+/* the other ends of fz_conn's connections: what the pvmd writes to them
+ * is read and dropped, and they are closed with the pvmd */
+static int peers[64];
+static size_t npeers;
+
+/* ---- what would reach outside ---- */
+
+int __wrap_kill(pid_t pid, int sig);
+int __wrap_kill(pid_t pid, int sig)
+{
+	(void)pid;
+	(void)sig;
+	errno = ESRCH; /* nobody is there to signal */
+	return -1;
+}
+
+int __wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+int __wrap_clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	(void)fn;
+	(void)stack;
+	(void)flags;
+	(void)arg;
+	errno = EAGAIN;
+	return -1;
+}
+
+pid_t __wrap_fork(void);
+pid_t __wrap_fork(void)
+{
+	errno = EAGAIN;
+	return -1;
+}
+
+int __wrap_execvp(const char *file, char *const argv[]);
+int __wrap_execvp(const char *file, char *const argv[])
+{
+	(void)file;
+	(void)argv;
+	errno = ENOENT;
+	return -1;
+}
+
+void __real_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status)
+{
+	if (fz_exit_armed) {
+		fz_exit_armed = 0;
+		longjmp(fz_exit_jmp, 1);
+	}
+	/* libFuzzer's own exit, or one the target did not expect (then
+	 * the run ends, and libFuzzer reports it) */
+	__real_exit(status);
+}
+
+/* main.c's: tells the process that started the pvmd it is up; this one
+ * was started by nobody. */
+void pvmd_started(void)
+{
+}
+
+/* ---- the directory, made once per process ---- */
+
+static char topdir[64];
+
+static void cleanup(void)
+{
+	if (!*topdir)
+		return;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", topdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "fuzz: could not remove %s\n", topdir);
+}
+
+static void once(void)
+{
+	static int done;
+	if (done++)
+		return;
+	snprintf(topdir, sizeof topdir, "/tmp/pvmfuzz.XXXXXX");
+	if (!mkdtemp(topdir))
+		abort();
+	atexit(cleanup);
+	setenv("PVM_TMP", topdir, 1);
+	char vmid[32];
+	snprintf(vmid, sizeof vmid, "fuzz%d", (int)getpid());
+	setenv("PVM_VMID", vmid, 1);
+	setenv("PVM_PATH", "/nonexistent", 1);
+	unsetenv("PVM_ADDR");
+	unsetenv("PVM_HOST_TIMEOUT");
+	signal(SIGPIPE, SIG_IGN);
+	log_set_debug(1); /* every line is formatted: so are its bugs */
+	log_set_stderr(0);
+	log_set_max(1 << 20);
+	char path[128];
+	snprintf(path, sizeof path, "%s/pvmd.log", topdir);
+	if (log_open(path) < 0)
+		abort();
+}
+
+void fz_pvmd_new(struct pvmd *d, int hostno)
+{
+	once();
+	pvmd_state_init(d);
+	d->hosttid = wire_host_tid(hostno);
+	snprintf(d->hostname, sizeof d->hostname, "h%d", hostno);
+	snprintf(d->ip, sizeof d->ip, "127.0.0.1");
+	char err[600];
+	if (vmdir_path(d->dir, sizeof d->dir) < 0 ||
+	    vmdir_create(d->dir, err, sizeof err) < 0)
+		abort();
+	d->loop = loop_new();
+	if (!d->loop || host_layer_new(d) < 0 || spawn_init(d) < 0)
+		abort();
+	flow_init(d);
+	loop_set_before_sleep(d->loop, NULL, NULL);
+	if (hostno == 1) {
+		if (host_init(d, 1, err, sizeof err) < 0)
+			abort();
+	} else {
+		/* a slave: what its startup lines would have given */
+		if (host_init(d, 0, err, sizeof err) < 0) {
+			fprintf(stderr, "fuzz: %s\n", err);
+			abort();
+		}
+	}
+	gshm_open(d);
+}
+
+void fz_pvmd_free(struct pvmd *d)
+{
+	for (size_t i = 0; i < npeers; i++)
+		close(peers[i]);
+	npeers = 0;
+	pvmd_state_free(d);
+	loop_free(d->loop);
+	d->loop = NULL;
+}
+
+struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+		       sv) < 0)
+		abort();
+	struct conn *c =
+		conn_new(d, sv[0], kind == CONN_TASK ? getpid() : 0, kind);
+	if (!c)
+		abort();
+	*peer = sv[1];
+	if (npeers == sizeof peers / sizeof *peers)
+		abort();
+	peers[npeers++] = sv[1];
+	return c;
+}
+
+static void drain(void)
+{
+	char buf[65536];
+	for (size_t i = 0; i < npeers; i++)
+		while (read(peers[i], buf, sizeof buf) > 0)
+			;
+}
+
+void fz_settle(struct pvmd *d)
+{
+	/* bounded: a pvmd that keeps itself busy forever is a finding */
+	for (int turns = 0; turns < 10000; turns++) {
+		drain();
+		if (loop_run_once(d->loop, 0) <= 0) {
+			drain();
+			if (loop_run_once(d->loop, 0) <= 0)
+				return;
+		}
+	}
+	fprintf(stderr, "fuzz: the pvmd never went idle\n");
+	abort();
+}
+
+void fz_feed(struct pvmd *d, int peer, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t w = write(peer, b, n);
+		if (w < 0) {
+			if (errno != EAGAIN)
+				return; /* the pvmd closed it */
+			fz_settle(d);
+			continue;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	fz_settle(d);
+}
+
+void fz_frame(struct pvmd *d, int peer, struct wire_hdr h, const void *p,
+	      size_t n)
+{
+	uint8_t hb[WIRE_HDR_SIZE];
+	h.len = (uint32_t)n;
+	if (h.flags & WIRE_F_FIRST)
+		h.total = n;
+	wire_hdr_encode(&h, hb);
+	uint8_t *f = malloc(sizeof hb + n);
+	if (!f)
+		abort();
+	memcpy(f, hb, sizeof hb);
+	if (n)
+		memcpy(f + sizeof hb, p, n);
+	fz_feed(d, peer, f, sizeof hb + n);
+	free(f);
+}
+
+int fz_task(struct pvmd *d, int *peer)
+{
+	struct conn *c = fz_conn(d, CONN_TASK, peer);
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, WIRE_VERSION);
+	wire_wr_i32(&w, (int32_t)getpid());
+	wire_wr_i32(&w, 0);
+	wire_wr_str(&w, "fuzz");
+	wire_wr_i32(&w, 0);
+	struct wire_hdr h = {.flags = WIRE_F_CTRL | WIRE_F_FIRST | WIRE_F_LAST,
+			     .dst = d->hosttid,
+			     .tag = WIRE_TM_CONNECT,
+			     .wid = 1};
+	(void)c; /* the pvmd may have freed it: look the task up */
+	int tid = d->hosttid | d->next_tid;
+	fz_frame(d, *peer, h, w.buf, w.len);
+	wire_wr_free(&w);
+	return task_find(d, tid) ? tid : 0;
+}
