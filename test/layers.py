@@ -65,10 +65,12 @@ def declared(header):
 
 
 def pvmd_objects(builddir, srcdir, sub):
-    """The objects of the pvmd built from SRCDIR/pvmd/SUB*.c (not tests)."""
+    """The objects of the pvmd built from SRCDIR/pvmd/SUB*.c (not tests,
+    nor the fuzz targets and their harness)."""
     for c in sorted(glob.glob(os.path.join(srcdir, "pvmd", sub, "*.c"))):
         base = os.path.basename(c)[:-2]
-        if base.endswith("_test") or base == "wirefuzz":
+        if (base.endswith(("_test", "_fuzz")) or base.startswith("fuzz_")
+                or base == "wirefuzz"):
             continue
         yield os.path.join(builddir, "pvmd", sub, f"pvmd-{base}.o")
 
