@@ -71,13 +71,19 @@ static int get_32(struct wire_rd *r, uint8_t out[32])
 
 /* ---- MACs ---- */
 
-/* out = auth_mac(key, "<who>[-ticket]-<side>", nc, na). */
+/* out = auth_mac(key, "<who>[-ticket]-<side> <c> <a>", nc, na), c and a
+ * the connector's and the acceptor's ids in hex: the ids each side named
+ * are proven with the key, so that no one in the middle can change the
+ * host number or tid a DM_HELLO claims. */
 static void mac(const struct hs *hs, const char *side,
 		uint8_t out[AUTH_MAC_LEN])
 {
-	char label[64];
-	snprintf(label, sizeof label, "%s%s-%s", hs->conf.who,
-		 hs->ticket ? "-ticket" : "", side);
+	char label[96];
+	int32_t cid = hs->conf.role == HS_CONNECTOR ? hs->conf.self : hs->peer;
+	int32_t aid = hs->conf.role == HS_CONNECTOR ? hs->peer : hs->conf.self;
+	snprintf(label, sizeof label, "%s%s-%s %x %x", hs->conf.who,
+		 hs->ticket ? "-ticket" : "", side, (unsigned)cid,
+		 (unsigned)aid);
 	auth_mac(hs->key, label, hs->nc, hs->na, out);
 }
 

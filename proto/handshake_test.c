@@ -22,6 +22,8 @@
  *   T  = bytes((0xc3 + 7 * i) & 0xff for i in range(32))    a start ticket
  *   NC = bytes(range(0x20, 0x40)); NA = bytes(range(0x80, 0xa0))
  *   mac(k, label) = hmac.new(k, label + NC + NA, hashlib.sha256).digest()
+ *   labels: b"task-acceptor 80007 40005" (connector tid, acceptor tid in
+ *   hex), b"pvmd-connector 1 2" (host numbers), b"pvmd-ticket-acceptor 1 2"
  *   wrapped = S ^ mac(T, b"pvmd-secret-wrap")
  */
 #define NC_HEX                                                                 \
@@ -29,17 +31,17 @@
 #define NA_HEX                                                                 \
 	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
 #define TASK_ACC                                                               \
-	"3fb671e7b8e611c85e2100b48a6f48f8d74b0ff8da16d49f6263f7ebcbbaad61"
+	"b7232fb98c7e9e8217cdb400172235a1be1d9146fd2a4ddfac7cdbef22351b01"
 #define TASK_CON                                                               \
-	"a98b06350b181b41a72f7e2741f958155795ef25f53608fba31a4adda98c2577"
+	"0961a0e47e534406c392461ef532696d4e12dc0a1df6be5156816f8576afa91b"
 #define PVMD_ACC                                                               \
-	"76dc97f336ad0f147a7eac42ac38a569832cc8927dc68fa6a11f81da5f910ef8"
+	"271f29de2a417f5aec0607c740c3fd52d338ec4acc8ff8b6bfac35e36c2c3100"
 #define PVMD_CON                                                               \
-	"8d8e4c4b0f2d9f477eb5cda652aa6bab987523c46c37ec96d3f0248098a4016a"
+	"dc21a1ca718e1c6306e52df57ce8001593b281c468ff8bcf283214381be7448e"
 #define TICKET_ACC                                                             \
-	"c091f40f2b73ca41574d41a5ed0b6234cad65734e279df1c5335b8cc3e920030"
+	"70bab31188ac24af0af4d5bea8ae4fc6988d78e7e6a6516930332ad7e94c1bda"
 #define TICKET_CON                                                             \
-	"12038be2ae2eaae0f4aaddd91d77acde1d2141214c687e5e1e9e3d45a965ab56"
+	"fd23e96d2db8ce00d896bd6fd20f349a3512edfdda1801fa3306bccda49eab5a"
 #define WRAPPED                                                                \
 	"4984dd6d0b0ec5bbd9cf6b353f59b25581657acc40ce6a626d850687e099561e"
 #define LEN32 "00000020"
@@ -236,9 +238,9 @@ static void test_task_exchange(void)
 	task_pair(&con, &acc);
 	ok(hs_start(&con, &m1) == HS_SEND &&
 		   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL,
-			  "00000002"
+			  "00000003"
 			  "00080007" LEN32 NC_HEX),
-	   "task connector: DM_HELLO with version 2, its tid and nc");
+	   "task connector: DM_HELLO with version 3, its tid and nc");
 	ok(pass(&acc, &m1, TID_C, TID_A, &m2) == HS_SEND && acc.peer == TID_C &&
 		   is_msg(&m2, WIRE_DM_HELLO, WIRE_F_CTRL | WIRE_F_REPLY,
 			  "00000000"
@@ -268,7 +270,7 @@ static void test_pvmd_exchange(void)
 	pvmd_pair(&con, &acc, NULL, NULL);
 	ok(hs_start(&con, &m1) == HS_SEND &&
 		   is_msg(&m1, WIRE_DM_HELLO, WIRE_F_CTRL,
-			  "00000002"
+			  "00000003"
 			  "00000001" LEN32 NC_HEX),
 	   "pvmd connector: DM_HELLO with its host number");
 	/* pvmds do not check the header's tids */
@@ -350,7 +352,7 @@ static void test_wrong_key(void)
 
 	/* the acceptor, facing a connector that has another secret */
 	task_run(&con, &acc, 3, m);
-	auth_mac(other, "task-connector", NC, NA, mc);
+	auth_mac(other, "task-connector 80007 40005", NC, NA, mc);
 	memcpy(m[2].payload + 4, mc, sizeof mc);
 	ok(refuses(&acc, &m[2], HS_E_MAC),
 	   "acceptor: a connector with another secret is refused, unanswered");
@@ -377,6 +379,25 @@ static void test_tampered(void)
 	m[1].payload[12] ^= 1;
 	ok(refuses(&con, &m[1], HS_E_MAC),
 	   "connector: na changed on the way is refused");
+	/* the host number a DM_HELLO claims, changed on the way (2 for
+	 * 1): the acceptor takes it, but the MACs prove the numbers each
+	 * side named, so the connector refuses the acceptor's reply
+	 * (found by proto/handshake_fuzz) */
+	struct hs_msg out;
+	pvmd_pair(&con, &acc, NULL, NULL);
+	hs_start(&con, &m[0]);
+	m[0].payload[7] ^= 3;
+	struct wire_hdr h = {.len = m[0].len,
+			     .flags = WIRE_F_FIRST | WIRE_F_LAST | m[0].flags,
+			     .tag = m[0].tag,
+			     .total = m[0].len};
+	ok(hs_step(&acc, &h, m[0].payload, &m[1]) == HS_SEND && acc.peer == 2,
+	   "acceptor: a DM_HELLO whose host number was changed is answered");
+	h.len = h.total = m[1].len;
+	h.flags = WIRE_F_FIRST | WIRE_F_LAST | m[1].flags;
+	ok(hs_step(&con, &h, m[1].payload, &out) == HS_FAILED &&
+		   con.fail == HS_E_MAC,
+	   "connector: the answer to a changed host number is refused");
 }
 
 static void test_reflect_replay(void)

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* Bumped on any incompatible change; checked in TM_CONNECT. */
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 #define WIRE_HDR_SIZE 40
 

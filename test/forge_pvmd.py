@@ -28,7 +28,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, HDR, LAST, REPLY,
-                       WIRE_VERSION, blob, frame, i32, mac, recv_frame)
+                       WIRE_VERSION, blob, frame, i32, label, mac, recv_frame)
 
 fails = 0
 
@@ -76,14 +76,16 @@ def hello(case, host, port, hostno, dst):
         result(case, False, "hello refused with status %d" % status)
         return None
     n = struct.unpack(">I", p[8:12])[0]
-    return c, nonce_c, p[12:12 + n]
+    aid = struct.unpack(">i", p[4:8])[0]
+    return c, nonce_c, p[12:12 + n], aid
 
 
 def auth_refused(case, h, secret, dst, hostno, why):
     """DM_AUTH with a mac made from `secret`: the pvmd must close the
     connection without answering it."""
-    c, nonce_c, nonce_a = h
-    c.sendall(frame(DM_AUTH, blob(mac(secret, b"pvmd-connector", nonce_c, nonce_a)),
+    c, nonce_c, nonce_a, aid = h
+    c.sendall(frame(DM_AUTH, blob(mac(secret, label(b"pvmd-connector", hostno, aid),
+                                      nonce_c, nonce_a)),
                     dst=dst, src=hostno << 18))
     result(case, closed_without_reply(c), why)
     c.close()

@@ -151,7 +151,7 @@ hh_port() {
 	# host's name, the command "<dx>" -s -S 'key value'... 'end'
 	[ "$(grep -c '^cmd ' "$HLOG")" -eq 2 ]
 	grep -q "^host t$(printf '%x' $((2 << 18))) wid [1-9][0-9]* src t80040000 login h2 so ''" "$HLOG"
-	grep -q "^cmd \"$PVMD_BIN\" -s -S 'version 2' 'vmid $PVM_VMID' 'hostno 2' 'name h2' .*'ticket [0-9a-f]\{64\}' 'end'$" "$HLOG"
+	grep -q "^cmd \"$PVMD_BIN\" -s -S 'version 3' 'vmid $PVM_VMID' 'hostno 2' 'name h2' .*'ticket [0-9a-f]\{64\}' 'end'$" "$HLOG"
 	grep -q "^host t$(printf '%x' $((3 << 18))) wid [1-9][0-9]* src t80040000 login h3 so 'ms'" "$HLOG"
 	grep -q '^answer ok ' "$HLOG"
 	# the VM secret is on no command line: not in what the hoster got

@@ -26,7 +26,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from wireframe import (CTRL, DM_AUTH, DM_HELLO, FIRST, LAST, REPLY,
-                       TM_CONNECT, WIRE_VERSION, blob, i32, recv_exact)
+                       TM_CONNECT, WIRE_VERSION, blob, i32, label, recv_exact)
 
 fails = 0
 
@@ -96,7 +96,7 @@ def hello(s, tid, me, secret):
     na = p[12:12 + ln]
     (lm,) = struct.unpack(">I", p[12 + ln:16 + ln])
     mac = p[16 + ln:16 + ln + lm]
-    want = hmac.new(secret, b"task-acceptor" + nc + na, hashlib.sha256).digest()
+    want = hmac.new(secret, label(b"task-acceptor", me, tid) + nc + na, hashlib.sha256).digest()
     if len(na) != 32 or not hmac.compare_digest(mac, want):
         fail("the task's DM_HELLO MAC does not check with the secret")
         return None
@@ -156,7 +156,7 @@ def main():
     r = hello(s, tid, me, secret)
     if r:
         nc, na = r
-        mac = hmac.new(secret, b"task-connector" + nc + na, hashlib.sha256).digest()
+        mac = hmac.new(secret, label(b"task-connector", me, tid) + nc + na, hashlib.sha256).digest()
         s.sendall(ctrl(DM_AUTH, blob(mac), tid, me))
         f = read_frame(s)
         if f is None or f[3] != DM_AUTH or struct.unpack(">i", f[4][:4])[0] != 0:

@@ -18,7 +18,7 @@ import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from wireframe import DM_AUTH, DM_HELLO, WIRE_VERSION, blob, frame, mac, recv_frame
+from wireframe import DM_AUTH, DM_HELLO, WIRE_VERSION, blob, frame, label, mac, recv_frame
 
 
 def main():
@@ -38,11 +38,11 @@ def main():
     n = struct.unpack(">I", p[8:12])[0]
     na = p[12:12 + n]
     m = p[12 + n + 4:]
-    if m != mac(ticket, b"pvmd-ticket-acceptor", nc, na):
+    if m != mac(ticket, label(b"pvmd-ticket-acceptor", 1, no), nc, na):
         print("refused-key")
         return
     wrapped = os.urandom(32)
-    c.sendall(frame(DM_AUTH, blob(mac(ticket, b"pvmd-ticket-connector", nc, na))
+    c.sendall(frame(DM_AUTH, blob(mac(ticket, label(b"pvmd-ticket-connector", 1, no), nc, na))
                     + blob(wrapped), dst=no << 18, src=1 << 18))
     try:
         r = recv_frame(c)

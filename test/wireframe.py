@@ -7,7 +7,7 @@ import struct
 
 FIRST, LAST, CTRL, REPLY = 1, 2, 4, 8
 TM_CONNECT, DM_HELLO, DM_AUTH = 1, 64, 65
-WIRE_VERSION = 2
+WIRE_VERSION = 3
 # len, flags, enc, dst, src, tag, ctx, seq, wid, total
 HDR = ">IHHiiiiIIQ"
 HDR_SIZE = struct.calcsize(HDR)
@@ -49,6 +49,12 @@ def recv_frame(c):
     f = struct.unpack(HDR, h)
     p = recv_exact(c, f[0])
     return None if p is None else (f, p)
+
+
+def label(base, cid, aid):
+    """A MAC's label: base, then the connector's and the acceptor's ids
+    (host numbers or tids) in hex."""
+    return b"%s %x %x" % (base, cid & 0xffffffff, aid & 0xffffffff)
 
 
 def mac(key, label, nc, na):
