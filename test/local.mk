@@ -119,6 +119,7 @@ dist-test-suites:
 		'$(srcdir)'/test/*.supp; do \
 		cp -p "$$f" '$(distdir)/test/' || exit 1; \
 	done
+	cp -pR '$(srcdir)'/test/fuzz '$(distdir)/test/'
 .PHONY: dist-test-suites
 
 # The suite: every test/*.bats file and the TAP unit programs, one summary
@@ -131,11 +132,25 @@ check-local: test-programs
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
 .PHONY: test-programs
 
-# The sanitizer pass's build tree (and its copy of the sources).
+# The sanitizer pass's build tree (and its copy of the sources), and the
+# fuzz targets' (with their corpora and findings).
 clean-local: clean-asan-build
 clean-asan-build:
-	-rm -rf asan-build
+	-rm -rf asan-build fuzz-build
 .PHONY: clean-asan-build
+
+# The libFuzzer targets (test/fuzz.sh, test/README.md): make fuzz builds
+# them with clang in fuzz-build and runs each for FUZZ_TIME seconds
+# (FUZZ_TARGETS, FUZZ_JOBS); make fuzz-merge adds what the runs found to
+# test/fuzz/corpus, minimized.  make check replays the corpora and fuzzes
+# briefly.
+fuzz:
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/fuzz.sh' run
+fuzz-merge:
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/fuzz.sh' merge
+.PHONY: fuzz fuzz-merge
 
 .PHONY: check-tests-ref
 # Runs the same suites against the reference PVM 3.4.6 (for checking the

@@ -12,7 +12,9 @@
 # skips those passes.
 # Then the unit tests and the message suites run once more on a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer that it makes in
-# $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass.
+# $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass.  Before it
+# the fuzz pass: every libFuzzer target replays its corpus and fuzzes
+# briefly (test/fuzz.sh); PVM_TEST_FUZZ=0 skips it.
 set -u
 # The whole script is one block, read before any of it runs, so that
 # editing it while a run is going on cannot break that run.
@@ -324,6 +326,19 @@ san_pass() {
 	done
 	echo "# sanitizer pass: $(($(date +%s) - t0)) s in all"
 }
+# The libFuzzer targets (test/fuzz.sh): each replays its corpus, the
+# regression inputs of every finding fixed included, and fuzzes for
+# FUZZ_CHECK_TIME seconds (12), on a clang build of its own in
+# $abs_top_builddir/fuzz-build.  Only in a full run of ours;
+# PVM_TEST_FUZZ=0 leaves it out.
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
+	echo "# fuzz pass: test/fuzz.sh check"
+	t0=$(date +%s)
+	timeout -k 10 1200 bash "$abs_top_srcdir/test/fuzz.sh" check 2>&1 | tee "$log"
+	count_tap "fuzz pass" "${PIPESTATUS[0]}"
+	echo "# fuzz pass: $(($(date +%s) - t0)) s in all"
+fi
+
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_ASAN:-1}" != 0 ] &&
 	command -v bats >/dev/null; then
 	san_pass

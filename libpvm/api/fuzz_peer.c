@@ -31,7 +31,7 @@ void fzp_init(void)
 	if (done++)
 		return;
 	static char dir[64];
-	snprintf(dir, sizeof dir, "/tmp/pvmfuzzl.XXXXXX");
+	snprintf(dir, sizeof dir, "/dev/shm/pvmfuzzl.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
 	setenv("PVM_TMP", dir, 1);

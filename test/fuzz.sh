@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# fuzz.sh - builds the libFuzzer targets (the *_fuzz.c files beside the
+# code each one feeds) in $abs_top_builddir/fuzz-build and runs them.
+#
+#   test/fuzz.sh check  every target replays its corpus (test/fuzz/corpus/
+#                       NAME) and fuzzes for FUZZ_CHECK_TIME seconds
+#                       (default 12); prints TAP (make check's fuzz pass)
+#   test/fuzz.sh run    every target fuzzes for FUZZ_TIME seconds (default
+#                       600) on a corpus kept in fuzz-build/corpus/NAME,
+#                       FUZZ_JOBS targets at a time (default 1); prints a
+#                       table and appends it to fuzz-build/runs.tsv, whose
+#                       sums it prints too (make fuzz); FUZZ_RUNS=N
+#                       stops each target after N runs instead
+#   test/fuzz.sh merge  minimizes the committed corpora with what the runs
+#                       found (make fuzz-merge)
+# FUZZ_TARGETS="ctl_fuzz link_fuzz" limits it to those targets.  A finding
+# stops its target; its input is kept in fuzz-build/findings/ and the
+# report in fuzz-build/logs/NAME.log.  Replay one input:
+#   fuzz-build/build/pvmd/ctl_fuzz fuzz-build/findings/ctl_fuzz-crash-...
+# Needs clang and its libFuzzer runtime (Debian 12: clang, libclang-rt-14-dev).
+set -u
+{
+: "${abs_top_builddir:?abs_top_builddir is not set}"
+: "${abs_top_srcdir:?abs_top_srcdir is not set}"
+mode=${1:-check}
+top=$abs_top_builddir/fuzz-build
+build=$top/build
+blog=$top/build.log
+corpora=$abs_top_srcdir/test/fuzz/corpus
+mkdir -p "$top/logs" "$top/findings" "$top/corpus" || exit 1
+
+# ---- the build: an out-of-tree clang build of its own ----
+
+submake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"
+}
+
+build_targets() {
+	local src=$abs_top_srcdir
+	: >"$blog"
+	if [ -f "$abs_top_srcdir/config.status" ]; then
+		# configured in place: a copy of the sources takes the build
+		src=$top/src
+		mkdir -p "$src" &&
+			tar -C "$abs_top_srcdir" --exclude=./.git --exclude=./fuzz-build \
+				--exclude=./asan-build --exclude=./cross-build -cf - . |
+			tar -C "$src" -xf - &&
+			submake -C "$src" distclean >>"$blog" 2>&1 || return 1
+	fi
+	if [ ! -f "$build/Makefile" ] || [ "$(cat "$top/srcdir" 2>/dev/null)" != "$src" ]; then
+		rm -rf "$build" "$top/srcdir"
+		mkdir -p "$build" && (cd "$build" &&
+			CC=clang "$src/configure" -q --enable-fuzzing --disable-shared \
+				--enable-werror) >>"$blog" 2>&1 || return 1
+		echo "$src" >"$top/srcdir"
+	fi
+	submake -C "$build" -j2 fuzz-targets >>"$blog" 2>&1
+}
+
+if ! command -v clang >/dev/null; then
+	[ "$mode" = check ] && echo "1..1" && echo "ok 1 - # SKIP the fuzz targets need clang"
+	[ "$mode" = check ] || echo "fuzz.sh: the fuzz targets need clang" >&2
+	exit 0
+fi
+t0=$(date +%s)
+if ! build_targets; then
+	echo "# fuzz: the build failed; the end of $blog:"
+	tail -n 30 "$blog" | sed 's/^/#   /'
+	[ "$mode" = check ] && echo "1..1" && echo "not ok 1 - the fuzz targets build"
+	exit 1
+fi
+echo "# fuzz: built in $(($(date +%s) - t0)) s ($build)"
+
+# every target the Makefile lists, or those FUZZ_TARGETS names
+all=$(printf 'print-ft:\n\t@echo $(FUZZ_TARGETS)\n' |
+	submake -s -C "$build" -f Makefile -f - print-ft)
+targets=()
+for p in $all; do
+	n=$(basename "$p")
+	if [ -n "${FUZZ_TARGETS:-}" ]; then
+		case " $FUZZ_TARGETS " in *" $n "*) ;; *) continue ;; esac
+	fi
+	targets+=("$p")
+done
+
+# A finding is an input that crashes, leaks, hangs (-timeout) or
+# overruns memory: each stops the target.  An allocation of what a header
+# announces may fail, and the code must cope (allocator_may_return_null);
+# over 256 MiB it always fails here (max_allocation_size_mb: under ASan a
+# large reservation costs its shadow memory, though untouched it costs
+# nothing otherwise), and below that it is no finding by its size alone
+# (-malloc_limit_mb); the resident size is bounded (-rss_limit_mb).
+export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=256:detect_leaks=1:abort_on_error=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+fopts=(-timeout=10 -rss_limit_mb=3072 -malloc_limit_mb=65536 -print_final_stats=1)
+
+# fuzz_one PATH SECONDS WORKDIR: replays the committed corpus (and
+# WORKDIR's), fuzzes, writes new inputs to WORKDIR.  Sets r_* from the log.
+fuzz_one() {
+	local p=$1 secs=$2 work=$3 n dict=() seeds=() log rc
+	n=$(basename "$p")
+	log=$top/logs/$n.log
+	mkdir -p "$work"
+	[ -d "$corpora/$n" ] && seeds=("$corpora/$n")
+	# a dictionary of its own, or the protocol's for those that read frames
+	if [ -f "$abs_top_srcdir/test/fuzz/$n.dict" ]; then
+		dict=(-dict="$abs_top_srcdir/test/fuzz/$n.dict")
+	else
+		case $n in wire_fuzz | handshake_fuzz | ctl_fuzz | link_fuzz | conn_fuzz | reply_fuzz)
+			dict=(-dict="$abs_top_srcdir/test/fuzz/protocol.dict") ;;
+		esac
+	fi
+	local runs=()
+	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
+	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
+		"${runs[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
+		"$work" "${seeds[@]}") >"$log" 2>&1
+	rc=$?
+	r_seeds=$(find "${seeds[@]}" -type f 2>/dev/null | wc -l)
+	r_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	r_secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+	r_cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+	r_corp=$(find "$work" -type f | wc -l)
+	r_rc=$rc
+}
+
+case $mode in
+check)
+	echo "1..${#targets[@]}"
+	i=0
+	for p in "${targets[@]}"; do
+		i=$((i + 1))
+		n=$(basename "$p")
+		work=$(mktemp -d "$top/corpus/check.XXXXXX")
+		fuzz_one "$p" "${FUZZ_CHECK_TIME:-12}" "$work"
+		rm -rf "$work"
+		what="$n: replayed $r_seeds inputs, then ${r_runs:-0} runs in ${r_secs:-?} s (${r_cov:-no coverage})"
+		if [ "$r_rc" -eq 0 ]; then
+			echo "ok $i - $what"
+		else
+			echo "not ok $i - $what: exit status $r_rc; $top/logs/$n.log:"
+			grep -m 1 -A 30 -E '==[0-9]+==|ERROR|SUMMARY|fuzz:' "$top/logs/$n.log" | head -n 40 | sed 's/^/#   /'
+		fi
+	done
+	;;
+run)
+	jobs=${FUZZ_JOBS:-1}
+	printf '%-16s %12s %8s %9s %-22s %7s %s\n' target runs seconds "runs/s" coverage corpus result
+	for p in "${targets[@]}"; do
+		(
+			n=$(basename "$p")
+			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n"
+			res=ok
+			[ "$r_rc" -eq 0 ] || res="FINDING (status $r_rc): logs/$n.log"
+			s=${r_secs:-0}
+			printf '%-16s %12s %8s %9s %-22s %7s %s\n' "$n" "${r_runs:-0}" "$s" \
+				$(( ${r_runs:-0} / (s > 0 ? s : 1) )) "${r_cov:-?}" "$r_corp" "$res"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$n" "${r_runs:-0}" "$s" \
+				"${r_cov:-?}" "$res" >>"$top/runs.tsv"
+		) &
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	done
+	wait
+	echo "# every run so far ($top/runs.tsv): target, runs, seconds, findings"
+	awk -F'\t' '{r[$2]+=$3; s[$2]+=$4; if ($6 != "ok") f[$2]++}
+		END {for (t in r) printf "#   %-16s %12d %8d %d\n", t, r[t], s[t], f[t]}' \
+		"$top/runs.tsv" | sort
+	;;
+merge)
+	for p in "${targets[@]}"; do
+		n=$(basename "$p")
+		[ -d "$top/corpus/$n" ] || continue
+		rm -rf "$corpora/$n.new" && mkdir -p "$corpora/$n.new"
+		mkdir -p "$corpora/$n"
+		"$build/$p" -merge=1 "$corpora/$n.new" "$corpora/$n" "$top/corpus/$n" \
+			>"$top/logs/$n.merge.log" 2>&1 || { echo "fuzz.sh: merge of $n failed" >&2; exit 1; }
+		# regression inputs of fixed findings stay whatever the merge says
+		cp -p "$corpora/$n"/regress-* "$corpora/$n.new/" 2>/dev/null
+		rm -rf "$corpora/$n" && mv "$corpora/$n.new" "$corpora/$n"
+		echo "$n: $(find "$corpora/$n" -type f | wc -l) inputs"
+	done
+	;;
+*)
+	echo "usage: fuzz.sh check|run|merge" >&2
+	exit 2
+	;;
+esac
+exit
+}
