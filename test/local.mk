@@ -150,7 +150,11 @@ fuzz:
 fuzz-merge:
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/fuzz.sh' merge
-.PHONY: fuzz fuzz-merge
+# Seeds from the test suites' traffic (strace on their pvmds).
+fuzz-capture: test-programs
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/fuzz/capture.sh'
+.PHONY: fuzz fuzz-merge fuzz-capture
 
 .PHONY: check-tests-ref
 # Runs the same suites against the reference PVM 3.4.6 (for checking the
