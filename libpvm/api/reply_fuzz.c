@@ -22,15 +22,21 @@
 static void unpack_all(int bufid)
 {
 	int bytes, tag, src;
-	if (bufid <= 0 || pvm_bufinfo(bufid, &bytes, &tag, &src) < 0)
+	if (bufid <= 0 || pvm_bufinfo(bufid, &bytes, &tag, &src) < 0 ||
+	    bytes < 0)
 		return;
 	int v[4];
-	char s[64];
 	double x;
+	/* pvm_upkstr has no bound: like any careful program, room for the
+	 * whole body */
+	char *s = malloc((size_t)bytes + 1);
+	if (!s)
+		return;
 	pvm_upkint(v, 4, 1);
 	pvm_upkstr(s);
 	pvm_upkdouble(&x, 1, 1);
-	pvm_upkbyte(s, (int)sizeof s, 1);
+	pvm_upkbyte(s, bytes < 64 ? bytes : 64, 1);
+	free(s);
 }
 
 static void call(uint8_t op)
