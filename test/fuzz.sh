@@ -119,7 +119,7 @@ fuzz_one() {
 	r_seeds=$(find "${seeds[@]}" -type f 2>/dev/null | wc -l)
 	r_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	r_secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
-	r_cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+	r_cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
 	r_corp=$(find "$work" -type f | wc -l)
 	r_rc=$rc
 }
@@ -139,7 +139,7 @@ check)
 			echo "ok $i - $what"
 		else
 			echo "not ok $i - $what: exit status $r_rc; $top/logs/$n.log:"
-			grep -m 1 -A 30 -E '==[0-9]+==|ERROR|SUMMARY|fuzz:' "$top/logs/$n.log" | head -n 40 | sed 's/^/#   /'
+			grep -a -m 1 -A 30 -E '==[0-9]+==|ERROR|SUMMARY|fuzz:' "$top/logs/$n.log" | head -n 40 | sed 's/^/#   /'
 		fi
 	done
 	;;
