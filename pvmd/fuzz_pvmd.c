@@ -129,6 +129,12 @@ static void once(void)
 		abort();
 }
 
+static void before_sleep(struct loop *l, void *data)
+{
+	(void)l;
+	conn_before_sleep(data);
+}
+
 void fz_pvmd_new(struct pvmd *d, int hostno)
 {
 	once();
@@ -144,7 +150,9 @@ void fz_pvmd_new(struct pvmd *d, int hostno)
 	if (!d->loop || host_layer_new(d) < 0 || spawn_init(d) < 0)
 		abort();
 	flow_init(d);
-	loop_set_before_sleep(d->loop, NULL, NULL);
+	/* as main.c: output is written, paused readers resumed and closed
+	 * connections freed before the loop sleeps */
+	loop_set_before_sleep(d->loop, before_sleep, d);
 	if (hostno == 1) {
 		if (host_init(d, 1, err, sizeof err) < 0)
 			abort();
@@ -211,14 +219,18 @@ void fz_settle(struct pvmd *d)
 void fz_feed(struct pvmd *d, int peer, const void *p, size_t n)
 {
 	const uint8_t *b = p;
+	int stuck = 0;
 	while (n) {
 		ssize_t w = write(peer, b, n);
 		if (w < 0) {
-			if (errno != EAGAIN)
-				return; /* the pvmd closed it */
+			/* closed, or not read any more (flow control): the
+			 * rest would wait in a real sender */
+			if (errno != EAGAIN || ++stuck > 100)
+				break;
 			fz_settle(d);
 			continue;
 		}
+		stuck = 0;
 		b += w;
 		n -= (size_t)w;
 	}
