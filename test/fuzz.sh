@@ -116,7 +116,8 @@ fuzz_one() {
 		"${runs[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
 		"$work" "${seeds[@]}") >"$log" 2>&1
 	rc=$?
-	r_seeds=$(find "${seeds[@]}" -type f 2>/dev/null | wc -l)
+	r_seeds=0
+	[ ${#seeds[@]} -gt 0 ] && r_seeds=$(find "${seeds[@]}" -type f | wc -l)
 	r_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	r_secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
 	r_cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
