@@ -176,20 +176,25 @@ void fz_pvmd_free(struct pvmd *d)
 	d->loop = NULL;
 }
 
-struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
+int fz_socket(int *peer)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-		       sv) < 0)
-		abort();
-	struct conn *c =
-		conn_new(d, sv[0], kind == CONN_TASK ? getpid() : 0, kind);
-	if (!c)
+		       sv) < 0 ||
+	    npeers == sizeof peers / sizeof *peers)
 		abort();
 	*peer = sv[1];
-	if (npeers == sizeof peers / sizeof *peers)
-		abort();
 	peers[npeers++] = sv[1];
+	return sv[0];
+}
+
+struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
+{
+	int fd = fz_socket(peer);
+	struct conn *c =
+		conn_new(d, fd, kind == CONN_TASK ? getpid() : 0, kind);
+	if (!c)
+		abort();
 	return c;
 }
 

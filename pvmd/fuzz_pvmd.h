@@ -23,6 +23,9 @@
 void fz_pvmd_new(struct pvmd *d, int hostno);
 void fz_pvmd_free(struct pvmd *d);
 
+/* A socketpair: returns the pvmd's end, the other (nonblocking) in
+ * *peer, which the harness reads and closes as fz_conn's. */
+int fz_socket(int *peer);
 /* A connection of `kind` to d; the other end, nonblocking, in *peer. */
 struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer);
 

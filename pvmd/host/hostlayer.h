@@ -98,6 +98,9 @@ void link_unlisten(struct pvmd *d);
 void link_fini(struct pvmd *d);
 /* The frames of a link not authenticated yet (DM_HELLO, DM_AUTH).
  * Returns 0, or -1 with *why set (the caller closes the link). */
+/* A connection accepted on the TCP port from IPv4 address ip (network
+ * order): a link waiting for the peer's DM_HELLO, or NULL (fd closed). */
+struct conn *link_accepted(struct pvmd *d, int fd, uint32_t ip);
 int link_handshake(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		   const uint8_t *payload, const char **why);
 

@@ -78,14 +78,9 @@ static void tcp_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 			conn_close(d, oldest,
 				   "too many connections not authenticated");
 		}
-		struct conn *c = conn_new(d, fd, 0, CONN_LINK);
-		if (c) {
-			/* its lines count against its address (log.h) */
-			c->logsrc = LOG_SRC_IP4(sa.sin_addr.s_addr);
-			handshake_init(d, c);
+		if (link_accepted(d, fd, sa.sin_addr.s_addr))
 			plog(PL_DEBUG, "link connection from %s:%d",
 			     inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
-		}
 	}
 }
 
@@ -205,6 +200,17 @@ static void handshake_init(struct pvmd *d, struct conn *c)
 		.arg = d,
 	};
 	hs_init(&c->hs, &conf);
+}
+
+struct conn *link_accepted(struct pvmd *d, int fd, uint32_t ip)
+{
+	struct conn *c = conn_new(d, fd, 0, CONN_LINK);
+	if (c) {
+		/* its lines count against its address (log.h) */
+		c->logsrc = LOG_SRC_IP4(ip);
+		handshake_init(d, c);
+	}
+	return c;
 }
 
 /* Sends a handshake frame; -1 when out of memory. */

@@ -8,7 +8,9 @@
  * Input byte 0:
  *   bit 0  the pvmd under test is a slave (host 2) and the link is its
  *          master's; else it is the master and the link a slave's;
- *   bit 1  raw: the rest is written on the link as it is.
+ *   bit 1  raw: the rest is written on the link as it is;
+ *   bit 2  raw, on a connection just accepted on the TCP port, before
+ *          any handshake (DM_HELLO, the checks of admit() in link.c).
  * Otherwise the rest is records: code, flags, wid, a 16-bit little-endian
  * length, payload.  Flags: 1 a reply, 2 a data message (tag = code) not
  * a control frame, 4 from a task of the peer's host rather than its
@@ -20,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "proto/wire.h"
 #include "pvm3.h"
@@ -95,6 +98,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 	add_host(d, 3);
 	int tpeer, peer;
 	int task = fz_task(d, &tpeer);
+	if (mode & 4) {
+		/* as link.c accepts a TCP connection from 127.0.0.2 */
+		if (link_accepted(d, fz_socket(&peer), htonl(0x7f000002)))
+			fz_feed(d, peer, in, n);
+		fz_pvmd_free(d);
+		return 0;
+	}
 	struct conn *c = fz_conn(d, CONN_LINK, &peer);
 	c->state = C_READY;
 	c->host = ph;
