@@ -110,8 +110,11 @@ fuzz_one() {
 			dict=(-dict="$abs_top_srcdir/test/fuzz/protocol.dict") ;;
 		esac
 	fi
+	# make check's pass draws from a fixed seed (FUZZ_SEED, 1), so that
+	# a run explores what the one before it did and a red pass repeats
 	local runs=()
 	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
+	[ "$mode" = check ] && runs=(-seed="${FUZZ_SEED:-1}")
 	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
 		"${runs[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
 		"$work" "${seeds[@]}") >"$log" 2>&1
