@@ -8,7 +8,7 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
 	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan \
-	test/progs/pt_flood
+	test/progs/pt_flood test/progs/pt_chaos
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -33,6 +33,12 @@ test_progs_pt_orphan_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_flood_SOURCES = test/progs/pt_flood.c
 test_progs_pt_flood_LDADD = libpvm/libpvm3.la
 test_progs_pt_flood_LDFLAGS = $(test_progs_ldflags)
+# pt_chaos: checked streams between tasks on many hosts while a driver
+# kills, stops and cuts them (faults.bats, faults.bash).
+test_progs_pt_chaos_SOURCES = test/progs/pt_chaos.c \
+	test/progs/pt_chaos_worker.c test/progs/pt_chaos.h test/progs/tcommon.h
+test_progs_pt_chaos_LDADD = libpvm/libpvm3.la
+test_progs_pt_chaos_LDFLAGS = $(test_progs_ldflags)
 # pt_hxsvc: mailbox, handlers, contexts, output and notifies between
 # unlike hosts (hetero.bats).
 test_progs_pt_hxsvc_SOURCES = test/progs/pt_hxsvc.c
