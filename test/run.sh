@@ -12,9 +12,12 @@
 # skips those passes.
 # Then the unit tests and the message suites run once more on a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer that it makes in
-# $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass.  Before it
-# the fuzz pass: every libFuzzer target replays its corpus and fuzzes
-# briefly (test/fuzz.sh); PVM_TEST_FUZZ=0 skips it.
+# $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass, and
+# PVM_TEST_ASAN=only runs the suites given (or the pass's own) in that
+# pass alone, nothing else (make check-faults).  Before it the fuzz pass:
+# every libFuzzer target replays its corpus and fuzzes briefly
+# (test/fuzz.sh); PVM_TEST_FUZZ=0 skips it.  PVM_TEST_SUITE_TIMEOUT
+# (seconds, default 900) bounds each suite.
 set -u
 # The whole script is one block, read before any of it runs, so that
 # editing it while a run is going on cannot break that run.
@@ -48,6 +51,16 @@ count_tap() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
+# PVM_TEST_ASAN=only: the sanitizer pass alone, on the suites given
+san_only=
+[ "${PVM_TEST_ASAN:-}" = only ] && san_only=1
+# the sanitizer pass will run (a full run of ours, or san_only)
+san_will=
+if { [ $# -eq 0 ] || [ -n "$san_only" ]; } && [ -z "${PVM_TEST_REF:-}" ] &&
+	[ "${PVM_TEST_ASAN:-1}" != 0 ] && command -v bats >/dev/null; then
+	san_will=1
+fi
+
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
@@ -75,7 +88,7 @@ run_units() {
 }
 
 # The unit tests test our library only, so not in a run against the reference.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ]; then
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ]; then
 	run_units "$abs_top_builddir"
 	# every C file in the layout of .clang-format (clang-format 14, as
 	# Debian 12 has it; another version formats otherwise: skipped)
@@ -195,7 +208,8 @@ cross_pass() {
 		unit_runner=()
 	done
 }
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_CROSS:-1}" != 0 ]; then
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
+	[ "${PVM_TEST_CROSS:-1}" != 0 ]; then
 	cross_pass
 fi
 
@@ -205,15 +219,21 @@ run_bats() {
 	local f=$1 note=${2:-}
 	shift $(($# < 2 ? $# : 2))
 	echo "# $(basename "$f")${note:+ with $note}"
-	env "$@" timeout -k 10 900 bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
+	env "$@" timeout -k 10 "${PVM_TEST_SUITE_TIMEOUT:-900}" bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
 	count_tap "$(basename "$f")${note:+ ($note)}" "${PIPESTATUS[0]}"
 }
 
 if ! command -v bats >/dev/null; then
 	echo "# bats is not installed (apt-get install bats)"
 	failed=$((failed + 1))
-else
+elif [ -z "$san_only" ]; then
 	for f in "${files[@]}"; do
+		# the fault-injection job runs in the sanitizer pass, where its
+		# pvmds are instrumented, when that pass runs: not twice
+		if [ $# -eq 0 ] && [ -n "$san_will" ] && [ "$(basename "$f")" = faults.bats ]; then
+			echo "# faults.bats: in the sanitizer pass (below)"
+			continue
+		fi
 		run_bats "$f"
 	done
 fi
@@ -228,7 +248,8 @@ fi
 # of ours; PVM_TEST_NOSHM=0 leaves it out.
 tran_suites="messaging tasks pack group examples mhf mbox"
 tran_carried() { sh "$abs_top_srcdir/test/tran-carried.sh" "$@"; }
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
+	[ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
 	[ -z "${PVM_TRAN:-}" ] && [ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
 	for tran in direct pvmd; do
 		report=$(mktemp /tmp/pvmtest-tran.XXXXXX)
@@ -268,7 +289,12 @@ fi
 # process writes into a directory of its suite (log_path), and every suite
 # that left any counts as one more failure, with the reports printed.  Only
 # in a full run of ours; PVM_TEST_ASAN=0 leaves it out.  test/README.md.
-san_suites="messaging pack mhf mbox group tasks"
+# faults: the fault-injection job (issue 24), whose pvmds must write no
+# report either.  PVM_TEST_ASAN=only: the suites given, without the units.
+san_suites="units messaging pack mhf mbox group tasks faults"
+if [ -n "$san_only" ] && [ $# -gt 0 ]; then
+	san_suites=$(for f in "$@"; do basename "$f" .bats; done)
+fi
 san_pass() {
 	local top=$abs_top_builddir/asan-build t0 t1 src s f n r
 	local build=$top/build blog=$top/build.log reports=$top/reports
@@ -302,7 +328,7 @@ san_pass() {
 	# UBSan runtime does not honour log_path next to ASan's.
 	local aopt="detect_leaks=1:handle_abort=1"
 	local uopt="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
-	for s in units $san_suites; do
+	for s in $san_suites; do
 		mkdir -p "$reports/$s"
 		export ASAN_OPTIONS="$aopt:log_path=$reports/$s/asan"
 		export UBSAN_OPTIONS="$uopt:log_path=$reports/$s/ubsan"
@@ -331,7 +357,8 @@ san_pass() {
 # FUZZ_CHECK_TIME seconds (12), on a clang build of its own in
 # $abs_top_builddir/fuzz-build.  Only in a full run of ours;
 # PVM_TEST_FUZZ=0 leaves it out.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
+	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
 	echo "# fuzz pass: test/fuzz.sh check"
 	t0=$(date +%s)
 	timeout -k 10 1200 bash "$abs_top_srcdir/test/fuzz.sh" check 2>&1 | tee "$log"
@@ -339,8 +366,7 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_FUZZ:-1}" != 0 ];
 	echo "# fuzz pass: $(($(date +%s) - t0)) s in all"
 fi
 
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ "${PVM_TEST_ASAN:-1}" != 0 ] &&
-	command -v bats >/dev/null; then
+if [ -n "$san_will" ]; then
 	san_pass
 fi
 
