@@ -192,12 +192,22 @@ _f_tend() {
 			[ \"\$(_f_htid $k)\" != '$htid' ] && [ -n \"\$(host_pvmd_pid $k)\" ]"; then
 			_F_STATE[k]=in
 			_F_PVMD[k]=$(host_pvmd_pid "$k")
+			_f_san "${_F_PVMD[k]}"
 			_f_log "added h$k $(_f_htid "$k") pvmd ${_F_PVMD[k]}"
 		else
 			_f_problem "h$k could not be added again"
 			_F_STATE[k]=lost
 		fi
 	done
+}
+
+# _f_san PID: on an instrumented tree (FAULT_ASAN), the pvmd PID runs
+# with the sanitizers' runtime and options (the wrapper did its job).
+_f_san() {
+	[ -n "${FAULT_ASAN:-}" ] || return 0
+	grep -q libasan "/proc/$1/maps" 2>/dev/null &&
+		tr '\0' '\n' <"/proc/$1/environ" | grep -q '^ASAN_OPTIONS=.*log_path=' ||
+		_f_problem "pvmd $1 runs without the sanitizers' runtime or log_path"
 }
 
 # fault_vm_start: the machine on the hosts, every pvmd $FAULT_PVMD.
@@ -219,6 +229,7 @@ fault_vm_start() {
 		}
 		_F_PVMD[k]=$(host_pvmd_pid "$k")
 		_F_STATE[k]=in
+		_f_san "${_F_PVMD[k]}"
 	done
 	# the table has every host when the master lists them
 	wait_until 30 eval '[ "$(printf "conf\n" | on_host 1 timeout 10 "$CONSOLE" 2>/dev/null |
@@ -346,7 +357,7 @@ fault_check() {
 	# the accounting for the record
 	{
 		echo "seed $(awk '$2 == "seed" { print $3 }' "$fl") faults: $(tr '\n' ' ' <"$d/counts" 2>/dev/null)"
-		grep '^accounting: [0-9]' "$mo" | sed 's/^accounting: //'
+		grep '^accounting: ' "$mo" | sed 's/^accounting: //'
 		echo "notifies: $(grep -c '^notify taskexit' "$mo") taskexit, $(grep -c '^notify hostdelete' "$mo") hostdelete, $(grep -c '^notify hostadd' "$mo") hostadd; $(grep -c ' killtask ' "$fl") tasks killed, $(grep -c ' endhost ' "$fl") hosts ended, $(grep -c ' added ' "$fl") added again"
 		grep '^verdict' "$mo"
 		echo "driver: $p problems"

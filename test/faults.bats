@@ -135,7 +135,8 @@ fault_check_fails() {
 			grep -E '^(problem|verdict)' "$d/master.out" || true
 			cat "$d/faults.log"
 		fi
-		sed "s/^/# /" "$d/summary" >&3
+		# the faults as they came, the accounting and the counts
+		sed "s/^/# /" "$d/faults.log" "$d/summary" >&3
 		# the checks can fail: the same files without the verdict, and
 		# without the PvmTaskExit of a task killed
 		[ ! -s "$d/summary" ] || fault_check_fails "$d" '/^verdict OK$/d' \

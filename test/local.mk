@@ -170,3 +170,17 @@ check-tests-ref:
 		$(SHELL) '$(abs_top_srcdir)/test/build-ref-progs.sh' && \
 	PVM_TEST_REF=1 abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh'
+
+# The long fault-injection job (issue 24, test/faults.bats): FAULT_TIME
+# seconds of faults for each of FAULT_SEEDS, on the sanitizer pass's tree
+# (PVM_TEST_ASAN=0 in the environment: on this one).  test/README.md.
+FAULT_SEEDS = 1 2 3
+FAULT_TIME = 300
+check-faults: test-programs
+	n=0; for s in $(FAULT_SEEDS); do n=$$((n + 1)); done; \
+	PVM_TEST_ASAN=$${PVM_TEST_ASAN:-only} FAULT_SEEDS='$(FAULT_SEEDS)' \
+	FAULT_TIME='$(FAULT_TIME)' \
+	PVM_TEST_SUITE_TIMEOUT=$$((n * ($(FAULT_TIME) + 240) + 300)) \
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+		$(SHELL) '$(abs_top_srcdir)/test/run.sh' '$(abs_top_srcdir)/test/faults.bats'
+.PHONY: check-faults
