@@ -58,11 +58,13 @@ _f_problem() {
 	echo "driver problem: $*" | tee -a "$_F_DIR/problems"
 }
 
-# _f_secs LO HI: a duration between LO and HI thousandths of the host
-# timeout, in seconds (drawn with RANDOM).
+# _f_secs LO HI: sets _F_SECS to a duration between LO and HI
+# thousandths of the host timeout, in seconds.  Every draw from RANDOM
+# is made in this shell, never in a $(...): a subshell reseeds RANDOM,
+# and the seed would no longer replay the run.
 _f_secs() {
 	local ms=$((FAULT_HT * ($1 + RANDOM % ($2 - $1 + 1)) / 1000))
-	awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }'
+	printf -v _F_SECS '%d.%03d' $((ms / 1000)) $((ms % 1000))
 }
 
 # _f_workers: "tid pid host" of the workers alive (said hello, no exit
@@ -82,14 +84,16 @@ _f_htid() {
 		"$_F_DIR/master.out"
 }
 
-# _f_pick_host FROM: a host in the machine, from FROM (1: any, 2: a slave)
+# _f_pick_host FROM: sets _F_HOST to a host in the machine, from FROM
+# (1: any, 2: a slave); returns 1 if there is none.
 _f_pick_host() {
 	local k c=()
+	_F_HOST=
 	for ((k = $1; k <= FAULT_HOSTS; k++)); do
 		[ "${_F_STATE[k]}" = in ] && c+=("$k")
 	done
 	[ ${#c[@]} -gt 0 ] || return 1
-	echo "${c[RANDOM % ${#c[@]}]}"
+	_F_HOST=${c[RANDOM % ${#c[@]}]}
 }
 
 _f_sleep_cont() {
@@ -110,17 +114,19 @@ _f_fault() {
 			_f_log "$kind $tid pid $pid host $host"
 			kill -KILL "$pid" 2>/dev/null || true
 			;;
-		stoptask-short) d=$(_f_secs 200 400) ;;
-		stoptask-long) d=$(_f_secs 1300 2000) ;;
+		stoptask-short) _f_secs 200 400 ;;
+		stoptask-long) _f_secs 1300 2000 ;;
 		esac
 		if [ "$kind" != killtask ]; then
+			d=$_F_SECS
 			_f_log "$kind $tid pid $pid host $host for $d s"
 			kill -STOP "$pid" 2>/dev/null || true
 			_f_sleep_cont "$pid" "$d"
 		fi
 		;;
 	killpvmd | stoppvmd-long | cut-long)
-		k=$(_f_pick_host 2) || return 1
+		_f_pick_host 2 || return 1
+		k=$_F_HOST
 		pid=${_F_PVMD[k]}
 		case $kind in
 		killpvmd)
@@ -128,12 +134,14 @@ _f_fault() {
 			kill -KILL "$pid"
 			;;
 		stoppvmd-long)
-			d=$(_f_secs 1400 2000)
+			_f_secs 1400 2000
+			d=$_F_SECS
 			_f_log "$kind h$k pid $pid for $d s"
 			kill -STOP "$pid"
 			;;
 		cut-long)
-			d=$(_f_secs 1400 2000)
+			_f_secs 1400 2000
+			d=$_F_SECS
 			_f_log "$kind h$k for $d s"
 			host_cut "$k"
 			;;
@@ -148,16 +156,19 @@ _f_fault() {
 		fi
 		;;
 	stoppvmd-short | cut-short)
-		k=$(_f_pick_host 1) || return 1
+		_f_pick_host 1 || return 1
+		k=$_F_HOST
 		pid=${_F_PVMD[k]}
 		if [ "$kind" = cut-short ]; then
-			d=$(_f_secs 100 300)
+			_f_secs 100 300
+			d=$_F_SECS
 			_f_log "$kind h$k for $d s"
 			host_cut "$k"
 			sleep "$d"
 			host_uncut "$k"
 		else
-			d=$(_f_secs 100 350)
+			_f_secs 100 350
+			d=$_F_SECS
 			_f_log "$kind h$k pid $pid for $d s"
 			kill -STOP "$pid"
 			_f_sleep_cont "$pid" "$d"
@@ -266,7 +277,8 @@ fault_run() {
 		cut-short cut-short cut-long)
 	local kind
 	while awk -v a="$_F_T0" -v b="$EPOCHREALTIME" -v s="$secs" 'BEGIN { exit !(b - a < s) }'; do
-		sleep "$(_f_secs 150 800)"
+		_f_secs 150 800
+		sleep "$_F_SECS"
 		kind=${kinds[RANDOM % ${#kinds[@]}]}
 		_f_fault "$kind" || _f_log "skip $kind (no target)"
 		_f_tend
