@@ -442,6 +442,35 @@ mh_stream_wait() {
 	mh_ok 2 pt_mh pingall nobig
 }
 
+@test "a call another host answers returns when that host is lost before it answers: pstat, tasks, kill, the first direct send" {
+	mh_start 3 PVM_HOST_TIMEOUT=2000
+	local op pids=() st=0 go=$BATS_TEST_TMPDIR/go p
+	for op in pstat tasks kill route; do
+		on_host_bg 1 timeout -k 5 60 "$MH_BIN/pt_mh" hang h3 "$op" "$go" 7000 \
+			>"$BATS_TEST_TMPDIR/hang.$op" 2>&1
+		pids+=("$HOSTS_BG_PID")
+	done
+	for op in pstat tasks kill route; do
+		wait_until 30 grep -q '^ready' "$BATS_TEST_TMPDIR/hang.$op"
+	done
+	# h3's pvmd gets the requests but cannot answer: it is declared
+	# dead after 2 s; the callers must not wait for ever
+	p=$(host_pvmd_pid 3)
+	kill -STOP "$p"
+	touch "$go"
+	for p in "${pids[@]}"; do wait "$p" || st=1; done
+	kill -CONT "$(host_pvmd_pid 3)" 2>/dev/null || true
+	for op in pstat tasks kill route; do
+		cat "$BATS_TEST_TMPDIR/hang.$op"
+		grep -E '^[a-z]+ returned ' "$BATS_TEST_TMPDIR/hang.$op" | sed 's/^/# /' >&3
+		grep -q ' checks passed, 0 failed' "$BATS_TEST_TMPDIR/hang.$op" || st=1
+	done
+	[ "$st" -eq 0 ]
+	mh_log 1 | grep -q 'went to the lost host 3: answered here'
+	wait_until 15 host_no_pvmd 3
+	mh_ok 1 pt_mh pingall nobig
+}
+
 # mh_flood ROUTE ARGS...: pt_flood on h1 with PVM_TRAN=ROUTE (exported to
 # its tasks) in the background; output in $BATS_TEST_TMPDIR/flood.ROUTE.
 mh_flood() {

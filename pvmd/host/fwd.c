@@ -437,6 +437,105 @@ static int first_i32(const struct wire_hdr *h, const uint8_t *payload)
 	return r.err ? 0 : v;
 }
 
+/* ---- tasks' requests forwarded unchanged ---- */
+
+/* A task's request that went to another pvmd as it came (forward), kept
+ * until its reply passes back.  If that host is lost first, nothing will
+ * ever answer it and the task would wait for ever in its call: the
+ * request is then handled here, as one that comes after the loss is
+ * (the host's tasks and routes are gone: PvmNoTask, PvmNoHost...).  A
+ * task waits for one reply at a time, so there are at most as many as
+ * tasks (and those of tasks that left, until the reply or the loss). */
+struct fwait {
+	struct fwait *next;
+	int no;		   /* the host it went to */
+	struct wire_hdr h; /* the task's request */
+	uint8_t *payload;
+};
+
+static void fwait_add(struct pvmd *d, int no, const struct wire_hdr *h,
+		      const uint8_t *payload)
+{
+	struct fwait *w = calloc(1, sizeof *w);
+	if (!w || !(w->payload = malloc(h->len ? h->len : 1))) {
+		free(w);
+		plog(PL_ERR,
+		     "out of memory: t%x's request %d to host %d is "
+		     "not answered if that host is lost",
+		     h->src, h->tag, no);
+		return;
+	}
+	memcpy(w->payload, payload, h->len);
+	w->no = no;
+	w->h = *h;
+	w->next = d->hosts->fwaits;
+	d->hosts->fwaits = w;
+}
+
+static void fwait_free(struct fwait *w)
+{
+	free(w->payload);
+	free(w);
+}
+
+/* The reply h to a task's request passes: it is answered. */
+static void fwait_replied(struct pvmd *d, const struct wire_hdr *h)
+{
+	for (struct fwait **pp = &d->hosts->fwaits; *pp; pp = &(*pp)->next) {
+		struct fwait *w = *pp;
+		if (w->h.src == h->dst && w->h.wid == h->wid &&
+		    w->h.tag == h->tag) {
+			*pp = w->next;
+			fwait_free(w);
+			return;
+		}
+	}
+}
+
+/* Host `no` is lost: its requests are handled here (it is no longer in
+ * the table, so ctl_dispatch no longer forwards them). */
+static void fwait_host_lost(struct pvmd *d, int no)
+{
+	struct fwait *mine = NULL;
+	for (struct fwait **pp = &d->hosts->fwaits; *pp;) {
+		struct fwait *w = *pp;
+		if (w->no != no) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		w->next = mine;
+		mine = w;
+	}
+	while (mine) {
+		struct fwait *w = mine;
+		mine = w->next;
+		struct task *t = task_find(d, w->h.src);
+		/* a slave that lost the master halts and stops its tasks */
+		if (t && t->conn && (no != 1 || d->hosts->master)) {
+			plog(PL_INFO,
+			     "t%x's request %d went to the lost host %d: "
+			     "answered here",
+			     w->h.src, w->h.tag, no);
+			if (ctl_dispatch(d, t->conn, &w->h, w->payload) < 0)
+				plog(PL_ERR, "t%x: its request %d is malformed",
+				     w->h.src, w->h.tag);
+		}
+		fwait_free(w);
+	}
+}
+
+void fwd_fini(struct pvmd *d)
+{
+	while (d->hosts->fwaits) {
+		struct fwait *w = d->hosts->fwaits;
+		d->hosts->fwaits = w->next;
+		fwait_free(w);
+	}
+	while (d->hosts->pends)
+		pend_free(d, d->hosts->pends);
+}
+
 static int forward(struct pvmd *d, int no, const struct wire_hdr *h,
 		   const uint8_t *payload)
 {
@@ -447,6 +546,8 @@ static int forward(struct pvmd *d, int no, const struct wire_hdr *h,
 		return 0;
 	int r = host_send(d, host_get(d, no), f);
 	fbuf_put(f);
+	if (r && h->wid)
+		fwait_add(d, no, h, payload);
 	return r;
 }
 
@@ -492,6 +593,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 	const uint8_t *payload = f->data + WIRE_HDR_SIZE;
 	if (!(h->wid & PEND_WID_BIT)) {
 		/* a reply (or a TM_GS_EVENT) for a task of ours */
+		fwait_replied(d, h);
 		struct task *t = task_find(d, h->dst);
 		if (!t || !t->conn)
 			return;
@@ -526,6 +628,7 @@ void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f)
 
 void fwd_host_lost(struct pvmd *d, int no)
 {
+	fwait_host_lost(d, no);
 	for (struct pend *p = d->hosts->pends, *next; p; p = next) {
 		next = p->next;
 		if (!pend_done(p, no))

@@ -669,6 +669,7 @@ void host_fini(struct pvmd *d)
 {
 	hoster_fini(d);
 	link_fini(d);
+	fwd_fini(d);
 	for (int i = 1; i <= HOST_MAX; i++) {
 		if (d->hosts->hosts[i]) {
 			host_drop_queue(d->hosts->hosts[i]);

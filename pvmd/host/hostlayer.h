@@ -60,6 +60,8 @@ struct hostlayer {
 	 * the wid of the last one */
 	struct pend *pends;
 	uint32_t fwd_last_wid;
+	/* fwd.c: tasks' requests forwarded unchanged, until their reply */
+	struct fwait *fwaits;
 	/* slave.c: the master's address, as ssh saw it */
 	char client_ip[64];
 };
@@ -178,8 +180,10 @@ void slave_report_ok(struct pvmd *d);
 /* A reply that came over a link (CTRL|REPLY). */
 void fwd_reply(struct pvmd *d, const struct wire_hdr *h, struct fbuf *f);
 /* Host `hostno` is gone: pending fan-outs waiting on it complete with
- * errors. */
+ * errors, and tasks' requests forwarded to it are handled here. */
 void fwd_host_lost(struct pvmd *d, int hostno);
+/* Frees what fwd.c holds (the pvmd halts). */
+void fwd_fini(struct pvmd *d);
 int ctl_hostsync(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		 struct wire_rd *r);
 

@@ -10,6 +10,12 @@
  *                          every one checked: "stream host H rounds N"
  *   lost HOST SECS         a partner on HOST; "ready"; once HOST is gone,
  *                          sends to it (both routes) return at once
+ *   hang HOST OP GOFILE MS a child on HOST; "ready"; once GOFILE exists
+ *                          (the test has stopped HOST's pvmd), one call
+ *                          that HOST's pvmd answers (OP: pstat, tasks,
+ *                          kill, route: the first direct send): it must
+ *                          return within MS ms, when HOST is declared
+ *                          dead, not wait for ever
  *   spawn N                default placement of N tasks (per-host counts),
  *                          PvmTaskHost, PvmTaskArch, PvmHostCompl,
  *                          pvm_tasks(0) and pvm_tasks(host tid)
@@ -403,6 +409,44 @@ static int lost_main(const char *hname, double secs)
 	return t_done("lost");
 }
 
+/* hang HOST OP GOFILE MS: see the top. */
+static int hang_main(const char *hname, const char *op, const char *go,
+		     double ms)
+{
+	get_hosts();
+	int htid = host_tid_of(hname), c = 0;
+	int n = spawn_on("wait", PvmTaskHost, hname, 1, &c, NULL);
+	CHECK(n == 1 && htid > 0, "spawn on %s: %d t%x", hname, n, (unsigned)c);
+	if (n != 1 || htid <= 0)
+		return t_done("hang");
+	printf("ready child t%x\n", (unsigned)c);
+	while (access(go, F_OK) != 0)
+		t_msleep(10);
+	double t0 = t_now();
+	int r = -999, nt = -1;
+	struct pvmtaskinfo *ti = NULL;
+	if (!strcmp(op, "pstat"))
+		r = pvm_pstat(c);
+	else if (!strcmp(op, "tasks"))
+		r = pvm_tasks(htid, &nt, &ti);
+	else if (!strcmp(op, "kill"))
+		r = pvm_kill(c);
+	else if (!strcmp(op, "route")) {
+		pvm_setopt(PvmRoute, PvmRouteDirect);
+		pvm_initsend(PvmDataDefault);
+		pvm_pkint(&n, 1, 1);
+		r = pvm_send(c, TAG_DATA);
+	}
+	double took = (t_now() - t0) * 1000;
+	printf("%s returned %d (%d tasks) after %.0f ms\n", op, r, nt, took);
+	CHECK(r != -999, "unknown op %s", op);
+	CHECK(took < ms, "%s took %.0f ms", op, took);
+	/* the host is gone by now: the same call is answered at once */
+	if (!strcmp(op, "pstat"))
+		EQ(pvm_pstat(c), PvmNoTask);
+	return t_done("hang");
+}
+
 /* ---- notify ---- */
 
 static int notify_main(const char *hname, double secs, int want_add)
@@ -651,6 +695,8 @@ int main(int argc, char **argv)
 		r = addhosts_main(argc - 2, argv + 2);
 	else if (!strcmp(m, "lost") && argc >= 4)
 		r = lost_main(argv[2], atof(argv[3]));
+	else if (!strcmp(m, "hang") && argc >= 6)
+		r = hang_main(argv[2], argv[3], argv[4], atof(argv[5]));
 	else if (!strcmp(m, "spawn"))
 		r = spawn_main(argc > 2 ? atoi(argv[2]) : 0);
 	else if (!strcmp(m, "notify") && argc >= 4)
