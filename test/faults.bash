@@ -259,7 +259,7 @@ fault_run() {
 	_F_T0=$EPOCHREALTIME
 	RANDOM=$seed
 	echo "# seed $seed: $secs s of faults, host timeout $FAULT_HT ms, $FAULT_PERHOST workers per host every ${FAULT_INTERVAL} ms"
-	_f_log "seed $seed secs $secs ht $FAULT_HT perhost $FAULT_PERHOST interval $FAULT_INTERVAL"
+	_f_log "seed $seed secs $secs ht $FAULT_HT perhost $FAULT_PERHOST interval $FAULT_INTERVAL t0 $_F_T0"
 	fault_vm_start || { _f_problem "the machine did not start"; return 1; }
 	on_host_bg 1 timeout -k 5 $((secs + 300)) "$FAULT_BIN/pt_chaos" master \
 		"$FAULT_PERHOST" "$FAULT_INTERVAL" "$_F_DIR/stop" $((secs + 120)) \
@@ -360,8 +360,24 @@ fault_check() {
 		[[ "$ended" == *" t$t "* ]] && continue
 		_fc "$tid exited, but no fault killed it nor ended its host"
 	done < <(awk '$1 == "notify" && $2 == "taskexit" { print $3 }' "$mo" | sort -u)
-	# the tasks of an ended host were all notified (the master checks it
-	# too: "no PvmTaskExit for ... of the deleted host")
+	# how soon: a killed task's PvmTaskExit within 5 s, an ended host's
+	# PvmHostDelete within the host timeout and 5 s
+	local delays
+	delays=$(awk -v ht="$(awk '$2 == "seed" { print $8 }' "$fl")" '
+		FNR == NR && $2 == "seed" { for (i = 2; i < NF; i++) if ($i == "t0") t0 = $(i + 1) }
+		FNR == NR && $2 == "killtask" { kill[$3] = t0 + $1 }
+		FNR == NR && $2 == "endhost" { end[$4] = t0 + $1 }
+		FNR != NR && $1 == "notify" && ($3 in kill) && $2 == "taskexit" {
+			d = $NF - kill[$3] * 1000; nk++; if (d > mk) mk = d
+			if (d > 5000) printf "late: PvmTaskExit of %s %d ms after its kill\n", $3, d }
+		FNR != NR && $1 == "notify" && ($3 in end) && $2 == "hostdelete" {
+			d = $NF - end[$3] * 1000; ne++; if (d > me) me = d
+			if (d > ht + 5000) printf "late: PvmHostDelete of %s %d ms after its end\n", $3, d }
+		END { printf "notify delays: PvmTaskExit after SIGKILL max %d ms (%d), PvmHostDelete after the fault max %d ms (%d)\n", mk, nk, me, ne }' \
+		"$fl" "$mo")
+	while read -r w; do
+		case $w in late:*) _fc "$w" ;; esac
+	done <<<"$delays"
 	grep '^problem: ' "$mo" | sed 's/^/# /'
 	if [ -s "$d/problems" ]; then
 		while read -r w; do _fc "$w"; done <"$d/problems"
@@ -371,6 +387,7 @@ fault_check() {
 		echo "seed $(awk '$2 == "seed" { print $3 }' "$fl") faults: $(tr '\n' ' ' <"$d/counts" 2>/dev/null)"
 		grep '^accounting: ' "$mo" | sed 's/^accounting: //'
 		echo "notifies: $(grep -c '^notify taskexit' "$mo") taskexit, $(grep -c '^notify hostdelete' "$mo") hostdelete, $(grep -c '^notify hostadd' "$mo") hostadd; $(grep -c ' killtask ' "$fl") tasks killed, $(grep -c ' endhost ' "$fl") hosts ended, $(grep -c ' added ' "$fl") added again"
+		printf '%s\n' "$delays" | grep '^notify delays'
 		grep '^verdict' "$mo"
 		echo "driver: $p problems"
 	} >"$d/summary"
