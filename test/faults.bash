@@ -35,6 +35,8 @@
 # FAULT_BIN (the spawn path, a directory of links to the test programs),
 # FAULT_PVMD (the pvmd every host runs: PVMD_BIN, or a wrapper of it that
 # sets the sanitizers' options, which ssh does not pass).
+# DIR also gets each host's pvmd.log (pvmd.hK.log; with the workers'
+# output) and, for a job that failed, the stacks of the tasks left.
 
 FAULT_HT=${FAULT_HT:-3000}
 FAULT_PERHOST=${FAULT_PERHOST:-2}
@@ -297,6 +299,15 @@ fault_run() {
 	wait "$mpid" || st=$?
 	_f_log "the job ended with status $st"
 	echo "$st" >"$_F_DIR/master.status"
+	# a job that failed: where each task still running is (the pvmd logs,
+	# kept by the halt, have the rest)
+	if [ "$st" -ne 0 ] && command -v gdb >/dev/null; then
+		local p
+		for p in $(vm_pids "$PVM_VMID"); do
+			echo "--- pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+			timeout 20 gdb -q -batch -p "$p" -ex 'bt 25' 2>&1 | grep '^#'
+		done >"$_F_DIR/stacks" 2>&1
+	fi
 	# the pvmds that should be there are, with the pid they started with
 	local k
 	for ((k = 1; k <= FAULT_HOSTS; k++)); do
@@ -305,6 +316,9 @@ fault_run() {
 			_f_problem "h$k's pvmd ${_F_PVMD[k]} is gone (now: '$(host_pvmd_pid "$k")')"
 	done
 	fault_halt
+	for ((k = 1; k <= FAULT_HOSTS; k++)); do
+		on_host "$k" cat "$VMDIR/pvmd.log" >"$_F_DIR/pvmd.h$k.log" 2>/dev/null
+	done
 	for kind in "${!_F_COUNT[@]}"; do echo "$kind ${_F_COUNT[$kind]}"; done | sort >"$_F_DIR/counts"
 	fault_check "$_F_DIR"
 }

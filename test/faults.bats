@@ -137,6 +137,11 @@ fault_check_fails() {
 		fi
 		# the faults as they came, the accounting and the counts
 		sed "s/^/# /" "$d/faults.log" "$d/summary" >&3
+		# FAULT_KEEP: a directory to keep each seed's files in
+		if [ -n "${FAULT_KEEP:-}" ]; then
+			mkdir -p "$FAULT_KEEP" && rm -rf "$FAULT_KEEP/seed.$seed" &&
+				cp -r "$d" "$FAULT_KEEP/seed.$seed" || true
+		fi
 		# the checks can fail: the same files without the verdict, and
 		# without the PvmTaskExit of a task killed
 		[ ! -s "$d/summary" ] || fault_check_fails "$d" '/^verdict OK$/d' \

@@ -139,8 +139,9 @@ check-local: test-programs
 .PHONY: test-programs
 
 # The sanitizer pass's build tree (and its copy of the sources), and the
-# fuzz targets' (with their corpora and findings).
-clean-local: clean-asan-build
+# fuzz targets' (with their corpora and findings); the fault-injection
+# job's files.
+clean-local: clean-asan-build clean-faults-logs
 clean-asan-build:
 	-rm -rf asan-build fuzz-build
 .PHONY: clean-asan-build
@@ -173,14 +174,18 @@ check-tests-ref:
 
 # The long fault-injection job (issue 24, test/faults.bats): FAULT_TIME
 # seconds of faults for each of FAULT_SEEDS, on the sanitizer pass's tree
-# (PVM_TEST_ASAN=0 in the environment: on this one).  test/README.md.
+# (PVM_TEST_ASAN=0 in the environment: on this one); each seed's files
+# are kept in faults-logs/seed.N.  test/README.md.
 FAULT_SEEDS = 1 2 3
 FAULT_TIME = 300
 check-faults: test-programs
 	n=0; for s in $(FAULT_SEEDS); do n=$$((n + 1)); done; \
 	PVM_TEST_ASAN=$${PVM_TEST_ASAN:-only} FAULT_SEEDS='$(FAULT_SEEDS)' \
-	FAULT_TIME='$(FAULT_TIME)' \
+	FAULT_TIME='$(FAULT_TIME)' FAULT_KEEP='$(abs_top_builddir)/faults-logs' \
 	PVM_TEST_SUITE_TIMEOUT=$$((n * ($(FAULT_TIME) + 240) + 300)) \
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh' '$(abs_top_srcdir)/test/faults.bats'
 .PHONY: check-faults
+clean-faults-logs:
+	-rm -rf faults-logs
+.PHONY: clean-faults-logs

@@ -232,6 +232,13 @@ int worker_main(int interval_ms, const char *spoil_mode)
 		if (b > 0 && !take(b, &stop))
 			break;
 	}
+	/* (what a task prints goes to its pvmd's log) */
+	for (int k = 0; k < npeer; k++)
+		if (peers[k].active && peers[k].endcnt < 0)
+			printf("t%x: no end from t%x after %.0f s\n",
+			       (unsigned)me, (unsigned)peers[k].tid,
+			       t_now() - t0);
+	fflush(stdout);
 	report();
 	for (;;) {
 		int b = t_recv(master, T_QUIT, 120);
