@@ -341,7 +341,7 @@ static void account(void)
 	       "notified, %d hosts deleted\n",
 	       nw, nsurv, ntx, nhd);
 	printf("accounting: %lld messages between survivors checked, %lld "
-	       "received from workers that died, %lld of theirs lost\n",
+	       "received from workers that died, %lld of theirs skipped over\n",
 	       checked, fromdead, lostdead);
 }
 
