@@ -26,7 +26,8 @@
 # DIR checks the files: the verdict, a PvmTaskExit for every task killed
 # and every task of an ended host, a PvmHostDelete for every host ended
 # and none for another (a pvmd that crashed), no task exit unexplained,
-# the pvmds alive that should be; then nothing of the machine is left on
+# the pvmds alive that should be, an exit in the logs of every pvmd not
+# SIGKILLed (else it crashed or hung); then nothing of the machine is left on
 # any host: no pvmd, no task, no inbox in /dev/shm, nothing in the VM
 # directory but the log and the lock file (pvmd.8: the log is kept).
 # DIR/summary has the counts.  Returns 0 if all is well.
@@ -374,6 +375,19 @@ fault_check() {
 		[[ "$ended" == *" t$t "* ]] && continue
 		_fc "$tid exited, but no fault killed it nor ended its host"
 	done < <(awk '$1 == "notify" && $2 == "taskexit" { print $3 }' "$mo" | sort -u)
+	# no pvmd crashed: each one that started (the logs of a host's
+	# pvmds follow each other in its pvmd.log) logged its exit, unless
+	# the driver SIGKILLed it
+	local f pid
+	for f in "$d"/pvmd.h*.log; do
+		[ -f "$f" ] || continue
+		while read -r pid; do
+			grep -q " killpvmd h[0-9]* pid $pid\$" "$fl" ||
+				_fc "the pvmd $pid (${f##*/}) never logged its exit: it crashed or hung"
+		done < <(awk '/ pvmd started: pid / { p = $3; gsub(/[][]/, "", p); s[p] = 1 }
+			/ pvmd exiting$/ { p = $3; gsub(/[][]/, "", p); delete s[p] }
+			END { for (p in s) print p }' "$f")
+	done
 	# how soon: a killed task's PvmTaskExit within 5 s, an ended host's
 	# PvmHostDelete within the host timeout and 5 s
 	local delays

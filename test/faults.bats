@@ -80,16 +80,16 @@ san_reports() {
 		<(ls "$FAULT_ASAN_LOG".* "${FAULT_ASAN_LOG%/*}"/ubsan.* 2>/dev/null | sort) | sed '/^$/d'
 }
 
-# fault_check_fails DIR SEDCMD WANT: fault_check on a copy of DIR whose
-# master.out SEDCMD spoiled fails, saying WANT.
+# fault_check_fails DIR FILE SEDCMD WANT: fault_check on a copy of DIR
+# whose FILE SEDCMD spoiled fails, saying WANT.
 fault_check_fails() {
 	rm -rf "$1.broken" && cp -r "$1" "$1.broken" &&
-		sed -i "$2" "$1.broken/master.out" || return 1
+		sed -i "$3" "$1.broken/$2" || return 1
 	if fault_check "$1.broken" >"$1.broken/out"; then
-		echo "fault_check passed on master.out with '$2'"
+		echo "fault_check passed on $2 with '$3'"
 		return 1
 	fi
-	grep -qF "$3" "$1.broken/out" || { cat "$1.broken/out"; return 1; }
+	grep -qF "$4" "$1.broken/out" || { cat "$1.broken/out"; return 1; }
 }
 
 @test "the accounting sees one message dropped, duplicated or damaged on purpose" {
@@ -142,14 +142,17 @@ fault_check_fails() {
 			mkdir -p "$FAULT_KEEP" && rm -rf "$FAULT_KEEP/seed.$seed" &&
 				cp -r "$d" "$FAULT_KEEP/seed.$seed" || true
 		fi
-		# the checks can fail: the same files without the verdict, and
-		# without the PvmTaskExit of a task killed
-		[ ! -s "$d/summary" ] || fault_check_fails "$d" '/^verdict OK$/d' \
+		# the checks can fail: the same files without the verdict,
+		# without the PvmTaskExit of a task killed, without the exit of
+		# h1's pvmd in its log
+		[ ! -s "$d/summary" ] || fault_check_fails "$d" master.out '/^verdict OK$/d' \
 			"the job's verdict is not OK" || fail=1
 		local t
 		t=$(awk '$2 == "killtask" { print $3; exit }' "$d/faults.log")
-		[ -z "$t" ] || fault_check_fails "$d" "/^notify taskexit $t /d" \
+		[ -z "$t" ] || fault_check_fails "$d" master.out "/^notify taskexit $t /d" \
 			"no PvmTaskExit for the killed $t" || fail=1
+		[ ! -s "$d/pvmd.h1.log" ] || fault_check_fails "$d" pvmd.h1.log '/ pvmd exiting$/d' \
+			"never logged its exit" || fail=1
 		hosts_vm_stop "$FAULT_HOSTS"
 	done
 	local r
