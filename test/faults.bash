@@ -32,7 +32,8 @@
 # directory but the log and the lock file (pvmd.8: the log is kept).
 # DIR/summary has the counts.  Returns 0 if all is well.
 #
-# FAULT_HT (ms, default 3000), FAULT_PERHOST (2), FAULT_INTERVAL (10),
+# FAULT_LANE=1 adds a second lane of task faults at the same time
+# (_f_lane).  FAULT_HT (ms, default 3000), FAULT_PERHOST (2), FAULT_INTERVAL (10),
 # FAULT_BIN (the spawn path, a directory of links to the test programs),
 # FAULT_PVMD (the pvmd every host runs: PVMD_BIN, or a wrapper of it that
 # sets the sanitizers' options, which ssh does not pass).
@@ -178,7 +179,22 @@ _f_fault() {
 		fi
 		;;
 	esac
-	_F_COUNT[$kind]=$((${_F_COUNT[$kind]:-0} + 1))
+}
+
+# _f_lane SECS: the second lane (FAULT_LANE=1), in the background: faults
+# of tasks only (kills and stops), at the same time as the first lane's,
+# drawn from the seed + 1000 (a subshell has its RANDOM of its own).
+# Whatever a host is going through, a task killed must be notified and a
+# task stopped must lose nothing, so the checks stay the same.
+_f_lane() {
+	local kinds=(killtask stoptask-short stoptask-long stoptask-short) kind
+	RANDOM=$((_F_SEED + 1000))
+	while awk -v a="$_F_T0" -v b="$EPOCHREALTIME" -v s="$1" 'BEGIN { exit !(b - a < s) }'; do
+		_f_secs 300 1500
+		sleep "$_F_SECS"
+		kind=${kinds[RANDOM % ${#kinds[@]}]}
+		_f_fault "$kind" || _f_log "skip $kind (no target)"
+	done
 }
 
 # _f_tend: ended hosts whose pvmd is gone are added again.
@@ -258,11 +274,11 @@ fault_run() {
 	: >"$_F_DIR/faults.log"
 	: >"$_F_DIR/problems"
 	_F_STATE=() _F_PVMD=() _F_ENDED=()
-	declare -gA _F_COUNT=()
+	_F_SEED=$seed
 	_F_T0=$EPOCHREALTIME
 	RANDOM=$seed
 	echo "# seed $seed: $secs s of faults, host timeout $FAULT_HT ms, $FAULT_PERHOST workers per host every ${FAULT_INTERVAL} ms"
-	_f_log "seed $seed secs $secs ht $FAULT_HT perhost $FAULT_PERHOST interval $FAULT_INTERVAL t0 $_F_T0"
+	_f_log "seed $seed secs $secs ht $FAULT_HT perhost $FAULT_PERHOST interval $FAULT_INTERVAL lane ${FAULT_LANE:-0} t0 $_F_T0"
 	fault_vm_start || { _f_problem "the machine did not start"; return 1; }
 	on_host_bg 1 timeout -k 5 $((secs + 300)) "$FAULT_BIN/pt_chaos" master \
 		"$FAULT_PERHOST" "$FAULT_INTERVAL" "$_F_DIR/stop" $((secs + 120)) \
@@ -278,7 +294,11 @@ fault_run() {
 	local kinds=(killtask killtask killtask stoptask-short stoptask-short
 		stoptask-long killpvmd stoppvmd-short stoppvmd-short stoppvmd-long
 		cut-short cut-short cut-long)
-	local kind
+	local kind lane=
+	if [ "${FAULT_LANE:-0}" = 1 ]; then
+		_f_lane "$secs" &
+		lane=$!
+	fi
 	while awk -v a="$_F_T0" -v b="$EPOCHREALTIME" -v s="$secs" 'BEGIN { exit !(b - a < s) }'; do
 		_f_secs 150 800
 		sleep "$_F_SECS"
@@ -286,6 +306,7 @@ fault_run() {
 		_f_fault "$kind" || _f_log "skip $kind (no target)"
 		_f_tend
 	done
+	[ -z "$lane" ] || wait "$lane"
 	# the end: every ended host gone or added back, then the accounting
 	local n=0
 	while [ -n "$(for k in 2 3 4; do [ "${_F_STATE[k]}" = ended ] && echo x; done)" ] &&
@@ -320,7 +341,8 @@ fault_run() {
 	for ((k = 1; k <= FAULT_HOSTS; k++)); do
 		on_host "$k" cat "$VMDIR/pvmd.log" >"$_F_DIR/pvmd.h$k.log" 2>/dev/null
 	done
-	for kind in "${!_F_COUNT[@]}"; do echo "$kind ${_F_COUNT[$kind]}"; done | sort >"$_F_DIR/counts"
+	awk '$2 ~ /^(killtask|stoptask-|killpvmd|stoppvmd-|cut-)/ { n[$2]++ }
+		END { for (k in n) print k, n[k] }' "$_F_DIR/faults.log" | sort >"$_F_DIR/counts"
 	fault_check "$_F_DIR"
 }
 
@@ -391,8 +413,8 @@ fault_check() {
 	# how soon: a killed task's PvmTaskExit within 5 s, an ended host's
 	# PvmHostDelete within the host timeout and 5 s
 	local delays
-	delays=$(awk -v ht="$(awk '$2 == "seed" { print $8 }' "$fl")" '
-		FNR == NR && $2 == "seed" { for (i = 2; i < NF; i++) if ($i == "t0") t0 = $(i + 1) }
+	delays=$(awk '
+		FNR == NR && $2 == "seed" { for (i = 2; i < NF; i++) { if ($i == "t0") t0 = $(i + 1); if ($i == "ht") ht = $(i + 1) } }
 		FNR == NR && $2 == "killtask" { kill[$3] = t0 + $1 }
 		FNR == NR && $2 == "endhost" { end[$4] = t0 + $1 }
 		FNR != NR && $1 == "notify" && ($3 in kill) && $2 == "taskexit" {

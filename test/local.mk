@@ -182,6 +182,7 @@ check-faults: test-programs
 	n=0; for s in $(FAULT_SEEDS); do n=$$((n + 1)); done; \
 	PVM_TEST_ASAN=$${PVM_TEST_ASAN:-only} FAULT_SEEDS='$(FAULT_SEEDS)' \
 	FAULT_TIME='$(FAULT_TIME)' FAULT_KEEP='$(abs_top_builddir)/faults-logs' \
+	FAULT_LANE=$${FAULT_LANE:-1} \
 	PVM_TEST_SUITE_TIMEOUT=$$((n * ($(FAULT_TIME) + 240) + 300)) \
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 		$(SHELL) '$(abs_top_srcdir)/test/run.sh' '$(abs_top_srcdir)/test/faults.bats'
