@@ -179,6 +179,7 @@ _f_fault() {
 		fi
 		;;
 	esac
+	return 0
 }
 
 # _f_lane SECS: the second lane (FAULT_LANE=1), in the background: faults
