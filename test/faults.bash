@@ -8,7 +8,8 @@
 # messages to each other every FAULT_INTERVAL ms on average), and for
 # SECS seconds faults drawn from SEED (bash's RANDOM, so the same seed
 # draws the same kinds, hosts, durations and pauses; which task is hit
-# depends on the tasks alive then), one at a time:
+# depends on the tasks alive then), one at a time, 0.15..0.8 x the host
+# timeout apart:
 #   killtask            SIGKILL of a worker
 #   stoptask-short/long SIGSTOP of a worker for 0.2..0.4 x or 1.3..2 x the
 #                       host timeout (nothing may be lost either way)
@@ -19,22 +20,24 @@
 #   cut-short           host_cut of any host for 0.1..0.3 x: nothing lost
 #   cut-long            host_cut of a slave for 1.4..2 x: the host ends
 # A host that ended is added again (console `add`) once its pvmd is gone
-# (which it must be, by itself, within FAULT_HT + 10 s) and the master
+# (which it must be, by itself, within 2 x FAULT_HT + 10 s) and the master
 # gives it new workers.  Every fault is a line of DIR/faults.log with its
 # time from the start; the master's lines are DIR/master.out.  At the end
 # the master does the accounting, the machine is halted, and fault_check
 # DIR checks the files: the verdict, a PvmTaskExit for every task killed
 # and every task of an ended host, a PvmHostDelete for every host ended
 # and none for another (a pvmd that crashed), no task exit unexplained,
-# the pvmds alive that should be, an exit in the logs of every pvmd not
-# SIGKILLed (else it crashed or hung); then nothing of the machine is left on
-# any host: no pvmd, no task, no inbox in /dev/shm, nothing in the VM
-# directory but the log and the lock file (pvmd.8: the log is kept).
+# the notifies in time (PvmTaskExit 5 s after a SIGKILL, PvmHostDelete
+# the host timeout and 5 s after the fault), the pvmds alive that should
+# be, an exit in the logs of every pvmd not SIGKILLed (else it crashed or
+# hung); then nothing of the machine is left on any host: no pvmd, no
+# task, no inbox in /dev/shm, nothing in the VM directory but the log
+# and the lock file (pvmd.8: the log is kept).
 # DIR/summary has the counts.  Returns 0 if all is well.
 #
 # FAULT_LANE=1 adds a second lane of task faults at the same time
-# (_f_lane).  FAULT_HT (ms, default 3000), FAULT_PERHOST (2), FAULT_INTERVAL (10),
-# FAULT_BIN (the spawn path, a directory of links to the test programs),
+# (_f_lane).  FAULT_HT (ms, default 3000), FAULT_PERHOST (2),
+# FAULT_INTERVAL (10), FAULT_BIN (the spawn path, a directory of links to the test programs),
 # FAULT_PVMD (the pvmd every host runs: PVMD_BIN, or a wrapper of it that
 # sets the sanitizers' options, which ssh does not pass).
 # DIR also gets each host's pvmd.log (pvmd.hK.log; with the workers'
