@@ -102,7 +102,7 @@ fault_check_fails() {
 	wait_until 60 eval '[ "$(printf "conf\n" | on_host 1 timeout 10 "$CONSOLE" 2>/dev/null | grep -c " LINUX")" -ge 4 ]'
 	for mode in drop dup corrupt; do
 		rm -f "$d/stop"
-		(sleep 3 && touch "$d/stop") &
+		(sleep 5 && touch "$d/stop") &
 		run on_host 1 timeout -k 5 120 "$FAULT_BIN/pt_chaos" master 1 10 "$d/stop" 60 "$mode"
 		printf '%s\n' "$output" | grep -E '^(problem|verdict|accounting: [0-9])'
 		[ "$status" -eq 1 ]
@@ -116,7 +116,7 @@ fault_check_fails() {
 	done
 	# and with nothing spoiled, nothing is seen
 	rm -f "$d/stop"
-	(sleep 3 && touch "$d/stop") &
+	(sleep 5 && touch "$d/stop") &
 	run on_host 1 timeout -k 5 120 "$FAULT_BIN/pt_chaos" master 1 10 "$d/stop" 60
 	printf '%s\n' "$output" | grep -E '^(problem|verdict|accounting: [0-9])'
 	[ "$status" -eq 0 ]

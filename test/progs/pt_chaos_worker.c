@@ -132,18 +132,18 @@ static void send_one(struct peer *p, const char *spoil_mode)
 		   : r < 95 ? (int)rnd(8193)
 			    : (int)rnd(MAXSIZE + 1);
 	int enc = encs[rnd(2)];
-	int h[5] = {me, p->tid, p->sent, size, enc};
-	chaos_fill(sbuf, size, me, p->tid, p->sent);
 	/* the spoiled message of a BREAK run: the 6th to each peer */
 	int spoil = spoil_mode && p->sent == 5;
+	if (spoil && !strcmp(spoil_mode, "corrupt") && size == 0)
+		size = 1; /* a byte to damage */
+	int h[5] = {me, p->tid, p->sent, size, enc};
+	chaos_fill(sbuf, size, me, p->tid, p->sent);
 	if (spoil && !strcmp(spoil_mode, "drop")) {
 		p->sent++; /* counted, never sent */
 		return;
 	}
-	if (spoil && !strcmp(spoil_mode, "corrupt") && size > 0)
+	if (spoil && !strcmp(spoil_mode, "corrupt"))
 		sbuf[size / 2] ^= 0x40;
-	else if (spoil && !strcmp(spoil_mode, "corrupt"))
-		h[3] = -1;
 	pvm_setopt(PvmRoute, routes[rnd(3)]);
 	for (int n = spoil && !strcmp(spoil_mode, "dup") ? 2 : 1; n > 0; n--) {
 		pvm_initsend(enc);
