@@ -443,9 +443,12 @@ static int first_i32(const struct wire_hdr *h, const uint8_t *payload)
  * until its reply passes back.  If that host is lost first, nothing will
  * ever answer it and the task would wait for ever in its call: the
  * request is then handled here, as one that comes after the loss is
- * (the host's tasks and routes are gone: PvmNoTask, PvmNoHost...).  A
- * task waits for one reply at a time, so there are at most as many as
- * tasks (and those of tasks that left, until the reply or the loss). */
+ * (the host's tasks and routes are gone: PvmNoTask, PvmNoHost...).  Kept
+ * per task (d->hosts->fwaits: tid -> list); a task waits for one reply
+ * at a time, and one with FWAIT_MAX unanswered is refused more, so that
+ * neither the memory nor a reply's look-up grows without bound. */
+#define FWAIT_MAX 64
+
 struct fwait {
 	struct fwait *next;
 	int no;		   /* the host it went to */
@@ -453,11 +456,39 @@ struct fwait {
 	uint8_t *payload;
 };
 
+static void fwait_free(struct fwait *w)
+{
+	free(w->payload);
+	free(w);
+}
+
+static int fwait_count(const struct pvmd *d, int tid)
+{
+	int n = 0;
+	for (const struct fwait *w = idhash_get(&d->hosts->fwaits, tid); w;
+	     w = w->next)
+		n++;
+	return n;
+}
+
+/* Sets tid's list to `head` (none: forgets tid). */
+static void fwait_set(struct pvmd *d, int tid, struct fwait *head)
+{
+	if (!head)
+		idhash_del(&d->hosts->fwaits, tid);
+	else /* tid is there: a replacement, which allocates nothing */
+		(void)idhash_put(&d->hosts->fwaits, tid, head);
+}
+
 static void fwait_add(struct pvmd *d, int no, const struct wire_hdr *h,
 		      const uint8_t *payload)
 {
 	struct fwait *w = calloc(1, sizeof *w);
-	if (!w || !(w->payload = malloc(h->len ? h->len : 1))) {
+	struct fwait *head = idhash_get(&d->hosts->fwaits, h->src);
+	if (!w || !(w->payload = malloc(h->len ? h->len : 1)) ||
+	    (!head && idhash_put(&d->hosts->fwaits, h->src, w) < 0)) {
+		if (w)
+			free(w->payload);
 		free(w);
 		plog(PL_ERR,
 		     "out of memory: t%x's request %d to host %d is "
@@ -468,25 +499,20 @@ static void fwait_add(struct pvmd *d, int no, const struct wire_hdr *h,
 	memcpy(w->payload, payload, h->len);
 	w->no = no;
 	w->h = *h;
-	w->next = d->hosts->fwaits;
-	d->hosts->fwaits = w;
-}
-
-static void fwait_free(struct fwait *w)
-{
-	free(w->payload);
-	free(w);
+	w->next = head;
+	fwait_set(d, h->src, w);
 }
 
 /* The reply h to a task's request passes: it is answered. */
 static void fwait_replied(struct pvmd *d, const struct wire_hdr *h)
 {
-	for (struct fwait **pp = &d->hosts->fwaits; *pp; pp = &(*pp)->next) {
+	struct fwait *head = idhash_get(&d->hosts->fwaits, h->dst);
+	for (struct fwait **pp = &head; *pp; pp = &(*pp)->next) {
 		struct fwait *w = *pp;
-		if (w->h.src == h->dst && w->h.wid == h->wid &&
-		    w->h.tag == h->tag) {
+		if (w->h.wid == h->wid && w->h.tag == h->tag) {
 			*pp = w->next;
 			fwait_free(w);
+			fwait_set(d, h->dst, head);
 			return;
 		}
 	}
@@ -496,17 +522,30 @@ static void fwait_replied(struct pvmd *d, const struct wire_hdr *h)
  * the table, so ctl_dispatch no longer forwards them). */
 static void fwait_host_lost(struct pvmd *d, int no)
 {
+	struct idhash *fw = &d->hosts->fwaits;
+	size_t n = fw->count, k = 0;
+	int *tids = n ? malloc(n * sizeof *tids) : NULL;
+	if (n && !tids)
+		return; /* out of memory: they wait, as before */
+	for (size_t i = 0; i < fw->cap && k < n; i++)
+		if (idhash_at(fw, i))
+			tids[k++] = fw->slots[i].key;
 	struct fwait *mine = NULL;
-	for (struct fwait **pp = &d->hosts->fwaits; *pp;) {
-		struct fwait *w = *pp;
-		if (w->no != no) {
-			pp = &w->next;
-			continue;
+	for (size_t i = 0; i < k; i++) {
+		struct fwait *head = idhash_get(fw, tids[i]);
+		for (struct fwait **pp = &head; *pp;) {
+			struct fwait *w = *pp;
+			if (w->no != no) {
+				pp = &w->next;
+				continue;
+			}
+			*pp = w->next;
+			w->next = mine;
+			mine = w;
 		}
-		*pp = w->next;
-		w->next = mine;
-		mine = w;
+		fwait_set(d, tids[i], head);
 	}
+	free(tids);
 	while (mine) {
 		struct fwait *w = mine;
 		mine = w->next;
@@ -527,11 +566,13 @@ static void fwait_host_lost(struct pvmd *d, int no)
 
 void fwd_fini(struct pvmd *d)
 {
-	while (d->hosts->fwaits) {
-		struct fwait *w = d->hosts->fwaits;
-		d->hosts->fwaits = w->next;
-		fwait_free(w);
-	}
+	struct idhash *fw = &d->hosts->fwaits;
+	for (size_t i = 0; i < fw->cap; i++)
+		for (struct fwait *w = idhash_at(fw, i), *next; w; w = next) {
+			next = w->next;
+			fwait_free(w);
+		}
+	idhash_fini(fw);
 	while (d->hosts->pends)
 		pend_free(d, d->hosts->pends);
 }
@@ -585,6 +626,14 @@ int fwd_request(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (wire_host_tid(no) == d->hosttid || !host_get(d, no) ||
 	    host_get(d, no)->state != HOST_UP)
 		return 0; /* here, or no such host: the local handler */
+	if (h->wid && fwait_count(d, h->src) >= FWAIT_MAX) {
+		plog(PL_ERR,
+		     "t%x: %d requests to other hosts unanswered: "
+		     "refused",
+		     h->src, FWAIT_MAX);
+		ctl_reply_status(d, c, h, PvmOutOfRes);
+		return 1;
+	}
 	return forward(d, no, h, payload);
 }
 

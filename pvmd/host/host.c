@@ -586,6 +586,7 @@ int host_layer_new(struct pvmd *d)
 	if (!d->hosts)
 		return -1;
 	d->hosts->tcp_fd = -1;
+	idhash_init(&d->hosts->fwaits);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "common/idhash.h"
 #include "proto/auth.h"
 #include "proto/dsig.h"
 #include "pvmd/host/host.h"
@@ -60,8 +61,9 @@ struct hostlayer {
 	 * the wid of the last one */
 	struct pend *pends;
 	uint32_t fwd_last_wid;
-	/* fwd.c: tasks' requests forwarded unchanged, until their reply */
-	struct fwait *fwaits;
+	/* fwd.c: tasks' requests forwarded unchanged, until their reply:
+	 * tid -> its list (struct fwait), at most FWAIT_MAX long */
+	struct idhash fwaits;
 	/* slave.c: the master's address, as ssh saw it */
 	char client_ip[64];
 };
