@@ -17,7 +17,8 @@ setup_file() {
 	hosts_file_setup "$MH_N"
 	[ -n "${HOSTS_SKIP:-}" ] || echo "# hosts_up $MH_N took $HOSTS_UP_SECONDS s" >&3
 	export MH_BIN=$BATS_FILE_TMPDIR/bin
-	hosts_bin "$MH_BIN" "$abs_top_srcdir/test/forge_pvmd.py"
+	hosts_bin "$MH_BIN" "$abs_top_srcdir/test/forge_pvmd.py" \
+		"$abs_top_srcdir/test/fwd_flood.py"
 	local p
 	for p in $EXAMPLES $GEXAMPLES; do
 		[ -x "/usr/bin/$p" ] && ln -sf "/usr/bin/$p" "$MH_BIN/$p"
@@ -468,6 +469,26 @@ mh_stream_wait() {
 	[ "$st" -eq 0 ]
 	mh_log 1 | grep -q 'went to the lost host 3: answered here'
 	wait_until 15 host_no_pvmd 3
+	mh_ok 1 pt_mh pingall nobig
+}
+
+@test "a task with 64 requests waiting on another host is refused more with PvmOutOfRes; the 64 are answered once that host goes on" {
+	mh_start 3
+	local go=$BATS_TEST_TMPDIR/go out=$BATS_TEST_TMPDIR/flood p
+	p=$(host_pvmd_pid 3)
+	kill -STOP "$p"
+	on_host_bg 1 timeout -k 5 60 python3 "$MH_BIN/fwd_flood.py" "$VMDIR/pvmd.sock" \
+		$(((3 << 18) | 1)) 100 "$go" >"$out" 2>&1
+	local fp=$HOSTS_BG_PID
+	wait_until 20 grep -q '^others' "$out"
+	kill -CONT "$p"
+	touch "$go"
+	wait "$fp" || true
+	cat "$out"
+	grep -qx 'refused 36' "$out"
+	grep -qx 'others 0' "$out"
+	grep -qx 'answered 64' "$out"
+	mh_log 1 | grep -q 'requests to other hosts unanswered: refused'
 	mh_ok 1 pt_mh pingall nobig
 }
 
