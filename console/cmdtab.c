@@ -249,7 +249,7 @@ const char *cons_errstr(int code)
 	extern int pvm_nerr;
 	static char buf[32];
 
-	if (code <= 0 && -code < pvm_nerr && pvm_errlist[-code])
+	if (code <= 0 && code > -pvm_nerr && pvm_errlist[-code])
 		return pvm_errlist[-code];
 	snprintf(buf, sizeof buf, "Error %d", code);
 	return buf;

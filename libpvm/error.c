@@ -64,7 +64,9 @@ int lp_selftid = 0;
 
 const char *lp_errstr(int code)
 {
-	if (code <= 0 && -code < pvm_nerr)
+	/* (compared as it is: a pvmd may answer INT_MIN, whose negation
+	 * overflows; console/cmd_fuzz found it) */
+	if (code <= 0 && code > -pvm_nerr)
 		return pvm_errlist[-code];
 	return "Unknown Error"; /* the reference's spelling */
 }
