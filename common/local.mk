@@ -2,7 +2,7 @@
 # folder (#include "common/clock.h"): the monotonic clock and the
 # int-keyed hash table (pvmd's for now; libpvm's two fixed tables on the
 # send path move to it once benchmarks say it costs nothing there).
-noinst_HEADERS += common/clock.h common/cpu.h
+noinst_HEADERS += common/clock.h common/cpu.h common/version.h
 
 # Unit tests beside their code (test/run.sh runs every common/*_test).
 check_PROGRAMS += common/idhash_test

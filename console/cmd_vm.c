@@ -6,6 +6,8 @@
  * Column layouts follow the reference console's, so scripts that read its
  * output read ours.
  */
+#include "config.h"
+
 #include "console.h"
 
 #include <signal.h>
@@ -110,7 +112,10 @@ int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	term_printf("%s\n", pvm_version());
+	/* the API level first, as PVM 3.4's console prints it; then which
+	 * implementation of it this is */
+	term_printf("%s (%s %s)\n", pvm_version(), PACKAGE_NAME,
+		    PACKAGE_VERSION);
 	return 0;
 }
 

@@ -13,6 +13,8 @@
  * (pvm_getfds), with a short timer as a safety net for messages the
  * library has already read into its queue.
  */
+#include "config.h"
+
 #include "console.h"
 
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "common/version.h"
 #include "pvm3.h"
 
 #define PROMPT	     "pvm> "
@@ -230,8 +233,35 @@ static void loop_readline(void)
 	}
 }
 
+/* --help and --version: answered before anything needs a pvmd.  The other
+ * arguments are the pvmd's (rc.c), which has no long options. */
+static void usage(void)
+{
+	printf("usage: pvm [-dMASK] [-nNAME] [pvmd-option...] [hostfile]\n"
+	       "\n"
+	       "The console of the PVM virtual machine of this user and "
+	       "$PVM_VMID.\n"
+	       "With no pvmd running it starts one, passing it the arguments "
+	       "(see pvmd(1));\n"
+	       "with one running it attaches to it.  Then it reads commands: "
+	       "type help.\n"
+	       "\n"
+	       "  --version  print the version and exit\n"
+	       "  --help     print this help and exit\n");
+}
+
 int main(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help")) {
+			usage();
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			fputs(PVM_VERSION_TEXT("pvm"), stdout);
+			return 0;
+		}
+	}
 	rc_attach(argc - 1, argv + 1);
 	cons.interactive = isatty(0);
 	rc_run();

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/version.h"
 #include "lpvm_priv.h"
 #include "proto/wire.h"
 #include "pvm3.h"
@@ -119,9 +120,19 @@ static int list(int argc, char **argv, char *found)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		fputs(PVM_VERSION_TEXT("pvmgroups"), stdout);
+		return 0;
+	}
 	if (argc > 1 && argv[1][0] == '-') {
-		fprintf(stderr, "usage: pvmgroups [group...]\n");
-		return 2;
+		int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		fprintf(help ? stdout : stderr,
+			"usage: pvmgroups [group...]\n"
+			"Prints the dynamic groups of the virtual machine, or "
+			"those named,\nwith their members (see pvmgroups(1)).\n"
+			"  --version  print the version and exit\n"
+			"  --help     print this help and exit\n");
+		return help ? 0 : 2;
 	}
 	if (pvm_mytid() < 0)
 		return 1; /* libpvm3 has said why */

@@ -4,8 +4,34 @@
 lib_LTLIBRARIES += libpvm/libpvm3.la
 include_HEADERS += include/pvm3.h include/pvmtev.h include/pvmproto.h \
 	include/pvmsdpro.h
+
+# What programs build with: pkg-config's pvm3.pc (gpvm3.pc: the group
+# library's local.mk) and the pvmcc wrapper.  make fills in the
+# installation directories (so `make install prefix=...` is honoured) and
+# the RUNPATH flag: none when configure had --disable-rpath or when libdir
+# is a system library directory.
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libpvm/pvm3.pc
+bin_SCRIPTS += libpvm/pvmcc
+dist_man_MANS += libpvm/pvmcc.1
+EXTRA_DIST += libpvm/pvm3.pc.in libpvm/pvmcc.in
+CLEANFILES += libpvm/pvm3.pc libpvm/pvmcc
+pvm_rpath_flags = `case " $(PVM_SYSTEM_LIBDIRS) " in \
+	*" $(libdir) "*) ;; \
+	*) test "$(PVM_RPATH)" = no || echo "-Wl,-rpath,$(libdir) " ;; esac`
+pvm_subst = rp=$(pvm_rpath_flags) && sed \
+	-e 's|@prefix[@]|$(prefix)|g' -e 's|@exec_prefix[@]|$(exec_prefix)|g' \
+	-e 's|@libdir[@]|$(libdir)|g' -e 's|@includedir[@]|$(includedir)|g' \
+	-e 's|@CC[@]|$(CC)|g' -e 's|@PACKAGE_STRING[@]|$(PACKAGE_STRING)|g' \
+	-e 's|@PACKAGE_NAME[@]|$(PACKAGE_NAME)|g' \
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
+	-e 's|@PVM_API_VERSION[@]|$(PVM_API_VERSION)|g' \
+	-e "s|@RPATH_FLAGS[@]|$$rp|g"
+libpvm/pvm3.pc: $(srcdir)/libpvm/pvm3.pc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(pvm_subst) $(srcdir)/$@.in >$@
+libpvm/pvmcc: $(srcdir)/libpvm/pvmcc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(pvm_subst) $(srcdir)/$@.in >$@ && \
+	chmod +x $@
 
 lpvm_tran_sources =
 lpvm_api_sources =

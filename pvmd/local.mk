@@ -24,7 +24,7 @@ include pvmd/host/local.mk
 pvmd_pvmd_SOURCES = pvmd/main.c $(pvmd_core_sources)
 pvmd_pvmd_CPPFLAGS = $(AM_CPPFLAGS)
 pvmd_pvmd_LDADD = proto/libwire.la
-dist_man_MANS += pvmd/pvmd.8
+dist_man_MANS += pvmd/pvmd.1
 
 # Sends malformed input to a running pvmd (for the test suites).
 check_PROGRAMS += pvmd/wirefuzz

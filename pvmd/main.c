@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/version.h"
 #include "proto/shmseg.h"
 #include "proto/vmdir.h"
 #include "proto/wire.h"
@@ -53,7 +55,10 @@ static void usage(FILE *f)
 		"  -s            started by a master pvmd on another host: reads its\n"
 		"                startup lines on stdin (docs/hosts.md)\n"
 		"  -S line...    the same, the lines given as arguments (a start by a\n"
-		"                registered hoster: a one-time ticket, no secret)\n");
+		"                registered hoster: a one-time ticket, no secret)\n"
+		"  --version     print the version and exit\n"
+		"  -h, --help    print this help and exit\n"
+		"The console (pvm) and pvm_start_pvmd() start the pvmd; see pvmd(1).\n");
 }
 
 /* ---- startup failures are reported to the starting process ---- */
@@ -377,8 +382,17 @@ int main(int argc, char **argv)
 	pw_askpass_main(argc, argv);
 
 	int from_args = 0;
-	while ((opt = getopt(argc, argv, "fd:n:hsS")) != -1) {
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	while ((opt = getopt_long(argc, argv, "fd:n:hsS", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
+		case 'V':
+			fputs(PVM_VERSION_TEXT("pvmd"), stdout);
+			return 0;
 		case 's':
 			slave = 1;
 			break;

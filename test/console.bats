@@ -32,12 +32,12 @@ teardown() {
 	printf '%s\n' "$output" | grep -Eq "^ +$HOSTNAME_ +40000 +LINUX64 +1000 +0x00408c41\$"
 }
 
-@test "id prints the console's tid; version prints 3.4.x; echo echoes" {
+@test "id prints the console's tid; version prints 3.4.6 and ours; echo echoes" {
 	run console "$(printf 'id\nversion\necho hello   there world')"
 	show
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" | grep -Eq '^t4[0-9a-f]{4}$'
-	printf '%s\n' "$output" | grep -Eq '^3\.4\.[0-9]+$'
+	printf '%s\n' "$output" | grep -Eq '^3\.4\.6 \(openpvm [0-9]+\.[0-9]+\.[0-9]+\)$'
 	printf '%s\n' "$output" | grep -Eq '^hello there world$'
 }
 

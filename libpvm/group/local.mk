@@ -12,3 +12,10 @@ libpvm_group_libgpvm3_la_LIBADD = libpvm/libpvm3.la proto/libwire.la
 # Only the names PVM 3.4.6's libgpvm3 exported leave the library.
 libpvm_group_libgpvm3_la_LDFLAGS = -version-info 7:6:4 -no-undefined \
 	-export-symbols-regex '^(pvm_(joingroup|lvgroup|gsize|gettid|getinst|barrier|bcast|reduce|scatter|gather|freezegroup)|Pvm(Max|Min|Sum|Product))$$'
+
+# pkg-config's gpvm3.pc (made as libpvm/local.mk makes pvm3.pc)
+pkgconfig_DATA += libpvm/group/gpvm3.pc
+EXTRA_DIST += libpvm/group/gpvm3.pc.in
+CLEANFILES += libpvm/group/gpvm3.pc
+libpvm/group/gpvm3.pc: $(srcdir)/libpvm/group/gpvm3.pc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(pvm_subst) $(srcdir)/$@.in >$@
