@@ -369,21 +369,7 @@ static int tm_siblings(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 {
 	if (!complete(r))
 		return -1;
-	struct task *t = conn_task(c);
-	struct wire_wr w;
-	wire_wr_init(&w);
-	wire_wr_i32(&w, 0);
-	if (t->sibs) {
-		wire_wr_i32(&w, t->sibs->n);
-		for (int i = 0; i < t->sibs->n; i++)
-			wire_wr_i32(&w, t->sibs->tids[i]);
-	} else {
-		wire_wr_i32(&w,
-			    1); /* not spawned: itself only, as the reference */
-		wire_wr_i32(&w, t->tid);
-	}
-	conn_reply(d, c, h, &w);
-	wire_wr_free(&w);
+	sibs_ask(d, c, h, conn_task(c));
 	return 0;
 }
 

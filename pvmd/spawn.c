@@ -541,6 +541,7 @@ static void job_end(struct spawn_job *j, int status)
 		.cookie = j->cookie,
 	};
 	j->done(d, &r);
+	sibs_done(d, j->sibs);
 	sibs_put(j->sibs);
 	spawn_req_free(&j->q);
 	free(j->path);
@@ -619,8 +620,7 @@ static int job_prepare(struct spawn_job *j)
 	j->sibs = malloc(sizeof *j->sibs + (size_t)q->count * sizeof(int));
 	if (!j->sibs)
 		return PvmNoMem;
-	j->sibs->refs = 1;
-	j->sibs->n = 0;
+	*j->sibs = (struct sibs){.refs = 1};
 
 	/* what is set aside for tasks that have connected since is free */
 	size_t want = unconnected(d);

@@ -54,10 +54,78 @@ struct task *task_find(struct pvmd *d, int tid)
 	return idhash_get(&d->tasks, tid);
 }
 
+struct sibs_wait {
+	int tid;
+	struct wire_hdr hdr;
+};
+
 void sibs_put(struct sibs *s)
 {
-	if (s && --s->refs == 0)
+	if (s && --s->refs == 0) {
+		free(s->wait);
 		free(s);
+	}
+}
+
+static void sibs_answer(struct pvmd *d, struct conn *c,
+			const struct wire_hdr *h, const struct task *t)
+{
+	struct wire_wr w;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, 0);
+	if (t->sibs) {
+		wire_wr_i32(&w, t->sibs->n);
+		for (int i = 0; i < t->sibs->n; i++)
+			wire_wr_i32(&w, t->sibs->tids[i]);
+	} else {
+		/* not spawned: itself only, as the reference */
+		wire_wr_i32(&w, 1);
+		wire_wr_i32(&w, t->tid);
+	}
+	conn_reply(d, c, h, &w);
+	wire_wr_free(&w);
+}
+
+void sibs_ask(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct task *t)
+{
+	struct sibs *s = t->sibs;
+	/* A task waits for its answer, so one request per sibling is what
+	 * honest ones send; beyond that (or short of memory) the list as
+	 * it stands is the answer. */
+	if (s && !s->done && s->nwait < s->n + 1) {
+		if (s->nwait == s->capwait) {
+			int cap = s->capwait ? 2 * s->capwait : 8;
+			struct sibs_wait *nw =
+				realloc(s->wait, (size_t)cap * sizeof *nw);
+			if (!nw)
+				goto now;
+			s->wait = nw;
+			s->capwait = cap;
+		}
+		s->wait[s->nwait].tid = t->tid;
+		s->wait[s->nwait].hdr = *h;
+		s->nwait++;
+		return;
+	}
+now:
+	sibs_answer(d, c, h, t);
+}
+
+void sibs_done(struct pvmd *d, struct sibs *s)
+{
+	if (!s)
+		return;
+	s->done = 1;
+	for (int i = 0; i < s->nwait; i++) {
+		struct task *t = task_find(d, s->wait[i].tid);
+		/* gone meanwhile, or its tid reused by another task */
+		if (t && t->conn && t->sibs == s)
+			sibs_answer(d, t->conn, &s->wait[i].hdr, t);
+	}
+	free(s->wait);
+	s->wait = NULL;
+	s->nwait = s->capwait = 0;
 }
 
 static void drop_pending(struct task *t)

@@ -12,8 +12,13 @@
 #include "common/idhash.h"
 #include "pvmd/pvmd.h"
 
+struct sibs_wait; /* a pvm_siblings asked before its spawn ended */
+
 struct sibs { /* tids started by one spawn call */
 	int refs;
+	int done;	    /* the spawn has ended: the list is whole */
+	int nwait, capwait; /* requests held until it ends */
+	struct sibs_wait *wait;
 	int n;
 	int tids[];
 };
@@ -58,6 +63,13 @@ void task_exit(struct pvmd *d, struct task *t, const char *why);
 /* Sends `sig` to the task's process.  Returns 0 or a PVM error code. */
 int task_signal(struct pvmd *d, struct task *t, int sig);
 void sibs_put(struct sibs *s);
+/* TM_SIBLINGS of task t (on c): answered with the whole list of its spawn,
+ * so a child that enrolls while its spawn is still starting copies (they
+ * start in steps, spawn.c) waits for the rest. */
+void sibs_ask(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+	      struct task *t);
+/* The spawn of `s` has ended: answers the requests held for it. */
+void sibs_done(struct pvmd *d, struct sibs *s);
 /* Forwards a data frame to local task h->dst (queued until the task
  * connects if it is spawned but not yet enrolled); dropped if there is no
  * such task.  Returns 1 if queued, 0 if dropped. */

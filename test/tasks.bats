@@ -55,6 +55,11 @@ teardown() {
 	prog_ok pt_task spawn
 }
 
+@test "siblings: every child of a spawn of 300 gets the whole list, however early it asks" {
+	prog_ok pt_task sibsbig 300
+	[[ "$output" == *"children 300: whole lists 300, short 0, shortest 300"* ]]
+}
+
 @test "spawn looks up a relative name on the spawn path only; an absolute path is used as is" {
 	prog_ok pt_task spawnwait "$PROGS/pt_task" 1 child exit
 	[[ "$output" == *"exited t"* ]]

@@ -59,11 +59,28 @@ static int child_report(char **av, int ac)
 	return 0;
 }
 
+/* "nsib MASTER": sends the master its sibling list at once. */
+static int child_nsib(char **av)
+{
+	int master = (int)strtol(av[3], NULL, 16);
+	int *sibs = NULL;
+	int nsib = pvm_siblings(&sibs);
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(&nsib, 1, 1);
+	if (nsib > 0)
+		pvm_pkint(sibs, nsib, 1);
+	pvm_send(master, TAG_REPORT);
+	pvm_exit();
+	return 0;
+}
+
 static int child_main(int ac, char **av)
 {
 	const char *role = av[2];
 	if (!strcmp(role, "report"))
 		return child_report(av, ac);
+	if (!strcmp(role, "nsib"))
+		return child_nsib(av);
 	int me = pvm_mytid();
 	if (me < 0)
 		return 2;
@@ -757,6 +774,44 @@ static int test_halt(void)
 	return t_done("halt");
 }
 
+/* One spawn of n copies (the pvmd starts them in steps): every child,
+ * however early it enrolls and asks, gets the whole sibling list. */
+static int test_sibsbig(int n)
+{
+	int me = pvm_mytid();
+	CHECK(me > 0, "mytid %d", me);
+	char mehex[16];
+	snprintf(mehex, sizeof mehex, "%x", me);
+	char *av[] = {"child", "nsib", mehex, NULL};
+	int *tids = calloc((size_t)n, sizeof *tids);
+	int *sibs = calloc((size_t)n, sizeof *sibs);
+	int got = pvm_spawn(ME, av, PvmTaskDefault, NULL, n, tids);
+	EQ(got, n);
+	int whole = 0, short_ = 0, minsib = n;
+	for (int i = 0; i < got; i++) {
+		if (pvm_trecv(-1, TAG_REPORT, &(struct timeval){60, 0}) <= 0) {
+			CHECK(0, "report %d of %d did not come", i, got);
+			break;
+		}
+		int nsib = -1;
+		pvm_upkint(&nsib, 1, 1);
+		if (nsib < minsib)
+			minsib = nsib;
+		if (nsib != n) {
+			short_++;
+			continue;
+		}
+		pvm_upkint(sibs, n, 1);
+		whole += !memcmp(sibs, tids, (size_t)n * sizeof *tids);
+	}
+	printf("children %d: whole lists %d, short %d, shortest %d\n", got,
+	       whole, short_, minsib);
+	EQ(whole, n);
+	free(tids);
+	free(sibs);
+	return t_done("sibsbig");
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -798,6 +853,8 @@ int main(int argc, char **argv)
 		return test_spawnone(argv[2]);
 	if (!strcmp(t, "halt"))
 		return test_halt();
+	if (!strcmp(t, "sibsbig") && argc >= 3)
+		return test_sibsbig(atoi(argv[2]));
 	fprintf(stderr, "unknown test %s\n", t);
 	return 2;
 }
