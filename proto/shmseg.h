@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC   0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 6
+#define SHMSEG_VERSION 7
 #define SHMSEG_LINE    64
 #define SHMSEG_MAXSLOT 1024
 
@@ -178,11 +178,12 @@ struct shmseg_rec {
 	 * head.  The sender stores 0 (never valid) at the next record's
 	 * place before publishing, so stale bytes there never pass. */
 	_Atomic uint64_t pos;
-	uint32_t kind;
-	uint32_t len; /* payload bytes in this record */
+	uint16_t kind; /* SHMSEG_WHOLE... */
+	uint16_t enc;  /* the message's (WIRE_ENC_*) */
+	uint32_t len;  /* payload bytes in this record */
 	int32_t tag, ctx;
 	uint32_t seq;
-	int32_t enc;
+	uint32_t wid;	/* its wait id (pvm_setminfo, pvm_getminfo) */
 	uint64_t total; /* message body size (WHOLE, START) */
 };
 _Static_assert(sizeof(struct shmseg_rec) == 40, "record header");

@@ -31,6 +31,12 @@ spawn_deaf() {
 	prog_ok pt_shm paths
 }
 
+@test "a message's wait id (pvm_setminfo) arrives with it, whole and streamed, with streaming off, and by the pvmd" {
+	prog_ok pt_shm wid
+	PVM_SHM_STREAM=0 PVM_EXPORT=PVM_SHM_STREAM prog_ok pt_shm wid
+	PVM_SHM=0 PVM_EXPORT=PVM_SHM prog_ok pt_shm wid
+}
+
 @test "the same paths with streaming off (the split copy), with the split off too, and with single copies off" {
 	PVM_SHM_STREAM=0 PVM_EXPORT=PVM_SHM_STREAM prog_ok pt_shm paths
 	PVM_SHM_STREAM=0 PVM_SHM_SPLIT=0 PVM_EXPORT=PVM_SHM_STREAM:PVM_SHM_SPLIT \

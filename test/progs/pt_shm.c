@@ -3,6 +3,7 @@
  *
  * Usage: pt_shm MODE [ARGS]; children are spawned as pt_shm child-*
  * (pt_shm_child.c).
+ *   wid        wait ids (pvm_setminfo) arrive with their messages
  *   paths      psend/precv, Raw, InPlace, Default and mcast, many sizes,
  *              echoed by children, every byte checked
  *   switch     messages that start on the pvmd route (the child has not
@@ -155,6 +156,35 @@ static int do_paths(void)
 	free(p);
 	free(q);
 	return t_done("paths");
+}
+
+/* A message's wait id (pvm_setminfo) arrives with it, both ways, whole
+ * in one record and streamed in many. */
+static int do_wid(void)
+{
+	int c = spawn1("child-wid", NULL);
+	CHECK(c > 0, "spawn");
+	const size_t n[] = {0, 8, 100, 70000, 5 << 20};
+	for (int i = 0; i < 5; i++) {
+		char *p = calloc(n[i] + 1, 1);
+		int sb = pvm_initsend(PvmDataRaw);
+		pvm_pkbyte(p, (int)n[i], 1);
+		struct pvmminfo mi;
+		EQ(pvm_getminfo(sb, &mi), 0);
+		mi.wid = 1000 + i;
+		EQ(pvm_setminfo(sb, &mi), 0);
+		EQ(pvm_send(c, T_DATA), 0);
+		int rb = pvm_recv(c, T_DATA);
+		CHECK(rb > 0, "reply %d", i);
+		EQ(pvm_getminfo(rb, &mi), 0);
+		EQ(mi.len, (int)n[i]);
+		CHECK(mi.wid == 1001 + i, "%zu bytes: wid %d, sent %d (+1)",
+		      n[i], mi.wid, 1000 + i);
+		free(p);
+	}
+	pvm_initsend(PvmDataRaw);
+	pvm_send(c, T_END);
+	return t_done("wid");
 }
 
 static int do_switch(void)
@@ -585,6 +615,8 @@ int main(int argc, char **argv)
 		r = do_opts();
 	else if (!strcmp(m, "uninit"))
 		r = do_uninit();
+	else if (!strcmp(m, "wid"))
+		r = do_wid();
 	else if (!strcmp(m, "lend"))
 		r = do_lend();
 	else

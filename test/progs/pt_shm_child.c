@@ -302,8 +302,35 @@ static int child_block(void)
 	return 0;
 }
 
+/* child-wid: answers each T_DATA message (until T_END) with one of the
+ * same size whose wait id is the received one plus 1. */
+static int child_wid(void)
+{
+	int par = pvm_parent();
+	for (;;) {
+		int b = pvm_recv(par, -1);
+		struct pvmminfo mi;
+		if (b <= 0 || pvm_getminfo(b, &mi) < 0 || mi.tag != T_DATA)
+			break;
+		char *p = malloc((size_t)mi.len + 1);
+		pvm_upkbyte(p, mi.len, 1);
+		int sb = pvm_initsend(PvmDataRaw);
+		pvm_pkbyte(p, mi.len, 1);
+		free(p);
+		struct pvmminfo out;
+		pvm_getminfo(sb, &out);
+		out.wid = mi.wid + 1;
+		pvm_setminfo(sb, &out);
+		pvm_send(par, T_DATA);
+	}
+	pvm_exit();
+	return 0;
+}
+
 int pt_shm_child(const char *m, const char *a)
 {
+	if (!strcmp(m, "child-wid"))
+		return child_wid();
 	if (!strcmp(m, "child-echo"))
 		return child_echo(atoi(a));
 	if (!strcmp(m, "child-order"))

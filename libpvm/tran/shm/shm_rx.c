@@ -28,15 +28,17 @@ struct shm_in {
 	struct lp_buf *part; /* message being assembled */
 	uint64_t got, total;
 	uint32_t pseq;
-	int32_t ptag, pctx, penc; /* of part (from its START record) */
-	uint64_t pull_addr;	  /* of part in the sender's memory: we may pull
-				   * the rest (0: we may not) */
-	int64_t stalled;	  /* since when no record came for part (0: one
-				   * came since the last look at the clock) */
-	unsigned polls;		  /* looks at the ring while part stalls */
-	int skipping;		  /* dropping a message we had no memory for */
-	int broken;		  /* the sender wrote nonsense: ignore it */
-	struct lp_peer *peer;	  /* the sender's entry (its rseq) */
+	int32_t ptag, pctx; /* of part (from its START record) */
+	uint16_t penc;
+	uint32_t pwid;
+	uint64_t pull_addr;   /* of part in the sender's memory: we may pull
+			       * the rest (0: we may not) */
+	int64_t stalled;      /* since when no record came for part (0: one
+			       * came since the last look at the clock) */
+	unsigned polls;	      /* looks at the ring while part stalls */
+	int skipping;	      /* dropping a message we had no memory for */
+	int broken;	      /* the sender wrote nonsense: ignore it */
+	struct lp_peer *peer; /* the sender's entry (its rseq) */
 };
 
 static int64_t next_check;
@@ -135,13 +137,13 @@ static void wake_sender_now(struct shmseg_slot *s, struct shm_in *in)
 static void deliver(struct shmseg_slot *s, struct shm_in *in, struct lp_buf *b,
 		    const struct shmseg_rec *r)
 {
-	lp_buf_set_wire_enc(b, (uint16_t)r->enc);
+	lp_buf_set_wire_enc(b, r->enc);
 	b->received = 1;
 	b->src = in->sender;
 	b->dst = lp.mytid;
 	b->tag = r->tag;
 	b->ctx = r->ctx;
-	b->wid = 0;
+	b->wid = (int)r->wid;
 	b->seq = r->seq;
 	b->rpos = 0;
 	b->inqueue = 0;
@@ -213,7 +215,8 @@ static void finish_part(struct shmseg_slot *s, struct shm_in *in, int mine)
 		struct shmseg_rec r = {.tag = in->ptag,
 				       .ctx = in->pctx,
 				       .seq = in->pseq,
-				       .enc = in->penc};
+				       .enc = in->penc,
+				       .wid = in->pwid};
 		b->len = (size_t)in->total;
 		deliver(s, in, b, &r);
 	} else if (b) {
@@ -325,6 +328,7 @@ static int take(uint32_t i, struct shm_in *in, const uint8_t *ring,
 		in->ptag = r.tag;
 		in->pctx = r.ctx;
 		in->penc = r.enc;
+		in->pwid = r.wid;
 		if (r.total < r.len || r.total > (uint64_t)(SIZE_MAX / 2)) {
 			in->broken = 1;
 			return 0;
