@@ -31,7 +31,7 @@ spawn_deaf() {
 	prog_ok pt_shm paths
 }
 
-@test "a message's wait id (pvm_setminfo) arrives with it, whole and streamed, with streaming off, and by the pvmd" {
+@test "a message's wait id (pvm_setminfo) arrives with it, whole and streamed, with streaming off, and by the pvmd; a received message of every encoding takes more items" {
 	prog_ok pt_shm wid
 	PVM_SHM_STREAM=0 PVM_EXPORT=PVM_SHM_STREAM prog_ok pt_shm wid
 	PVM_SHM=0 PVM_EXPORT=PVM_SHM prog_ok pt_shm wid

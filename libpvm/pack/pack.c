@@ -109,7 +109,9 @@ int lp_pack(struct lp_buf *b, enum lp_type t, const void *p, int nitem,
 
 	if (nitem <= 0)
 		return 0;
-	if (b->enc == PvmDataInPlace)
+	/* A received InPlace message has its body in data, native bytes:
+	 * more items are appended there, as to a Raw one. */
+	if (b->enc == PvmDataInPlace && !b->received)
 		return add_seg(b, p, n * is, flags);
 	if (b->enc == PvmDataDefault) {
 		if ((cc = lp_xdr_check(t, p, nitem, stride)) < 0)
@@ -195,7 +197,7 @@ int lp_unpack(struct lp_buf *b, enum lp_type t, void *p, int nitem, int stride)
 /* A string is an int, strlen + 1, then the bytes with their NUL. */
 int lp_pack_str(struct lp_buf *b, const char *s)
 {
-	if (b->enc == PvmDataInPlace)
+	if (b->enc == PvmDataInPlace && !b->received)
 		return PvmNotImpl; /* man 3 pvm_pack, WARNINGS */
 	size_t len = strlen(s) + 1;
 	if (len > INT32_MAX)
@@ -239,7 +241,7 @@ static int pk(const char *fn, enum lp_type t, const void *p, int nitem,
 	struct lp_buf *b = lp_cur_sbuf(&cc);
 	if (!b)
 		return lp_err(fn, cc);
-	if (b->enc == PvmDataInPlace && stride != 1)
+	if (b->enc == PvmDataInPlace && !b->received && stride != 1)
 		return lp_err(fn, PvmNotImpl); /* man 3 pvm_initsend */
 	if (nitem == 0)
 		return 0;

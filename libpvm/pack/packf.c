@@ -145,7 +145,7 @@ static int packf_conv(struct lp_buf *b, const struct conv *c, va_list *ap)
 	const void *p = va_arg(*ap, const void *);
 	if (c->count < 0)
 		return PvmBadParam;
-	if (b->enc == PvmDataInPlace && c->stride != 1)
+	if (b->enc == PvmDataInPlace && !b->received && c->stride != 1)
 		return PvmNotImpl;
 	if (c->count == 0)
 		return 0;

@@ -644,6 +644,24 @@ static int test_errors(void)
 		EQ(pvm_upkint(got, 3, 1), 0);
 		EQ(memcmp(got, inner, sizeof got), 0);
 	}
+	/* a received InPlace message takes more items (copied: its body is
+	 * ours now) and passes them on */
+	pvm_initsend(PvmDataInPlace);
+	int two[2] = {7, 8}, more = 9, bytes = 0;
+	pvm_pkint(two, 2, 1);
+	EQ(pvm_send(me, 15), 0);
+	rb = t_recv(me, 15, 10);
+	EQ(pvm_setsbuf(rb) >= 0, 1);
+	EQ(pvm_pkint(&more, 1, 1), 0);
+	more = -1; /* sent as packed, not as it is now */
+	EQ(pvm_bufinfo(rb, &bytes, NULL, NULL), 0);
+	EQ(bytes, 3 * (int)sizeof(int));
+	EQ(pvm_send(me, 16), 0);
+	int fb = t_recv(me, 16, 10), three[3] = {0};
+	CHECK(fb > 0, "forwarded %d", fb);
+	EQ(pvm_upkint(three, 3, 1), 0);
+	CHECK(three[0] == 7 && three[1] == 8 && three[2] == 9, "got %d %d %d",
+	      three[0], three[1], three[2]);
 	pvm_exit();
 	return t_done("errors");
 }

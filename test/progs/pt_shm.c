@@ -3,7 +3,8 @@
  *
  * Usage: pt_shm MODE [ARGS]; children are spawned as pt_shm child-*
  * (pt_shm_child.c).
- *   wid        wait ids (pvm_setminfo) arrive with their messages
+ *   wid        wait ids (pvm_setminfo) arrive with their messages; items
+ *              packed into a received message of each encoding go on
  *   paths      psend/precv, Raw, InPlace, Default and mcast, many sizes,
  *              echoed by children, every byte checked
  *   switch     messages that start on the pvmd route (the child has not
@@ -184,6 +185,22 @@ static int do_wid(void)
 	}
 	pvm_initsend(PvmDataRaw);
 	pvm_send(c, T_END);
+	/* a received message takes more items, whatever its encoding */
+	const int encs[] = {PvmDataDefault, PvmDataRaw, PvmDataInPlace};
+	for (int e = 0; e < 3; e++) {
+		c = spawn1("child-append", NULL);
+		CHECK(c > 0, "spawn");
+		int two[2] = {7, 8}, got[3] = {0}, bytes = 0;
+		pvm_initsend(encs[e]);
+		pvm_pkint(two, 2, 1);
+		EQ(pvm_send(c, T_DATA), 0);
+		int rb = pvm_recv(c, T_DATA);
+		EQ(pvm_bufinfo(rb, &bytes, NULL, NULL), 0);
+		EQ(pvm_upkint(got, 3, 1), 0);
+		CHECK(got[0] == 7 && got[1] == 8 && got[2] == 9,
+		      "encoding %d: got %d %d %d (%d bytes)", encs[e], got[0],
+		      got[1], got[2], bytes);
+	}
 	return t_done("wid");
 }
 

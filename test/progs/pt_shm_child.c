@@ -327,8 +327,22 @@ static int child_wid(void)
 	return 0;
 }
 
+/* child-append: takes one message, packs one more int (9) into it and
+ * sends it back as it is. */
+static int child_append(void)
+{
+	int par = pvm_parent();
+	int b = pvm_recv(par, T_DATA), nine = 9;
+	if (b > 0 && pvm_setsbuf(b) >= 0 && pvm_pkint(&nine, 1, 1) == 0)
+		pvm_send(par, T_DATA);
+	pvm_exit();
+	return 0;
+}
+
 int pt_shm_child(const char *m, const char *a)
 {
+	if (!strcmp(m, "child-append"))
+		return child_append();
 	if (!strcmp(m, "child-wid"))
 		return child_wid();
 	if (!strcmp(m, "child-echo"))
