@@ -143,6 +143,15 @@ int lp_err(const char *fn, int code)
 	return code;
 }
 
+int lp_err_but(const char *fn, int code, int quiet1, int quiet2)
+{
+	if (code < 0 && (code == quiet1 || code == quiet2)) {
+		pvm_errno = code;
+		return code;
+	}
+	return lp_err(fn, code);
+}
+
 int lpvmerr(char *f, int n)
 {
 	/* The reference's exported reporter: lp_err, except that it also

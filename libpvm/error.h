@@ -17,6 +17,10 @@ extern char *pvm_errlist[];
  * `return lp_err("pvm_send", PvmBadParam);`.  Codes >= 0 pass through.
  */
 int lp_err(const char *fn, int code);
+/* The same, but `quiet1` and `quiet2` (codes a caller expects, such as
+ * PvmNotFound from pvm_recvinfo) only set pvm_errno, as the reference
+ * keeps them quiet. */
+int lp_err_but(const char *fn, int code, int quiet1, int quiet2);
 /* Message text of an error code ("Unknown error" for others). */
 const char *lp_errstr(int code);
 

@@ -16,6 +16,9 @@
  *  - the owner may replace or delete its entry; another task only an
  *    entry put with PvmMboxOverWritable, else PvmDenied (and, for a
  *    console's reset, a PvmNoReset task an orphaned persistent one);
+ *  - a multi-instance put takes the first free index from its direct
+ *    index on (TM_MBOX_PUT index -1); one at a given index that is taken
+ *    (pvm_insert) gets PvmDenied, which is PvmDupEntry;
  *  - a non-persistent entry vanishes when its owner exits; a persistent
  *    one stays with owner 0 until deleted, reset or halt;
  *  - a read with PvmMboxWaitForInfo that finds nothing is held and
@@ -257,8 +260,13 @@ static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
 		return PvmNoMem;
 	struct mb_entry **pp = &k->ents, *e = NULL;
 	if (index < 0) {
-		/* first free index */
-		index = 0;
+		/* the first free index: from the direct index of the flags
+		 * for a multi-instance pvm_putinfo, from 0 otherwise */
+		index = flags & PvmMboxMultiInstance
+				? (int)PvmMboxDirectIndexOf(flags)
+				: 0;
+		while (*pp && (*pp)->index < index)
+			pp = &(*pp)->next;
 		while (*pp && (*pp)->index == index) {
 			pp = &(*pp)->next;
 			index++;
@@ -269,7 +277,10 @@ static int put(struct pvmd *d, int tid, const char *name, int index, int flags,
 		if (*pp && (*pp)->index == index)
 			e = *pp;
 	}
-	if (e && e->owner != tid && !(e->flags & PvmMboxOverWritable))
+	/* a multi-instance entry asked at a taken index (pvm_insert's
+	 * PvmDupEntry), or another task's entry not overwritable */
+	if (e && ((flags & PvmMboxMultiInstance) ||
+		  (e->owner != tid && !(e->flags & PvmMboxOverWritable))))
 		return PvmDenied;
 	if (!within_caps(d, tid, e, len)) {
 		plog_src(LOG_SRC_TID(tid), PL_ERR,

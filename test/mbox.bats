@@ -32,6 +32,23 @@ bg_own() {
 	prog_ok pt_mbox rules
 }
 
+@test "no entry and a duplicate insert are answers: no message on stderr, as with the reference" {
+	run t "$TESTTMP/bin/pt_mbox" quiet
+	show
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "recvinfo -32" ]
+	[ "${lines[1]}" = "delinfo -32" ]
+	[ "${lines[2]}" = "lookup -32" ]
+	[ "${lines[3]}" = "delete -32" ]
+	[ "${lines[4]}" = "insert 2" ]
+	[ "${lines[5]}" = "insert again -8" ]
+	[ "${lines[6]}" = "put 0" ]
+	# the one real error is reported
+	[[ "${lines[7]}" == "libpvm [t"*"]: pvm_recvinfo(): Bad parameter" ]]
+	[ "${lines[8]}" = "bad -2" ]
+	[ "${#lines[@]}" -eq 9 ]
+}
+
 @test "a bad buffer id gives PvmNoSuchBuf (the reference hangs)" {
 	skip_if_ref "the reference hangs"
 	prog_ok pt_mbox badbuf

@@ -59,17 +59,19 @@ static int put(const char *fn, const char *name, int bufid, int index,
 	wire_wr_bytes(&w, body, len);
 	free(body);
 	int st = lp_api_status(WIRE_TM_MBOX_PUT, &w);
-	return lp_err(fn, st);
+	/* an entry of another task, or a duplicate: an answer a program
+	 * expects, reported quietly as by the reference */
+	return lp_err_but(fn, st, PvmDenied, PvmExists);
 }
 
 int pvm_putinfo(char *name, int bufid, int flags)
 {
-	/* a direct index names the slot (with or without MultiInstance);
-	 * else MultiInstance takes the first free one, and a plain entry
-	 * is index 0 */
-	int index = (int)PvmMboxDirectIndexOf(flags);
-	if (!index && (flags & PvmMboxMultiInstance))
-		index = -1;
+	/* Without MultiInstance the direct index (0 by default) names the
+	 * slot; with it the pvmd takes the first free slot from the direct
+	 * index on (index -1: it reads the index from the flags). */
+	int index = flags & PvmMboxMultiInstance
+			    ? -1
+			    : (int)PvmMboxDirectIndexOf(flags);
 	return put("pvm_putinfo", name, bufid, index, flags);
 }
 
@@ -91,7 +93,8 @@ static int get(const char *fn, const char *name, int index, int flags,
 	wire_wr_free(&w);
 	if (st < 0) {
 		free(mem);
-		return lp_err(fn, st);
+		/* no such entry: an answer, quiet as with the reference */
+		return lp_err_but(fn, st, PvmNotFound, PvmNotFound);
 	}
 	int src = wire_rd_i32(&rd);
 	int enc = wire_rd_i32(&rd);
@@ -139,9 +142,8 @@ int pvm_recvinfo(char *name, int index, int flags)
 	return b->id;
 }
 
-int pvm_delinfo(char *name, int index, int flags)
+static int del(const char *fn, const char *name, int index, int flags)
 {
-	const char *fn = "pvm_delinfo";
 	if (lp_api_enroll(fn) < 0)
 		return pvm_errno;
 	if (bad_name(name) || index < 0)
@@ -149,7 +151,12 @@ int pvm_delinfo(char *name, int index, int flags)
 	struct wire_wr w;
 	wr_entry_key(&w, name, index, flags);
 	int st = lp_api_status(WIRE_TM_MBOX_DEL, &w);
-	return lp_err(fn, st);
+	return lp_err_but(fn, st, PvmDenied, PvmNotFound);
+}
+
+int pvm_delinfo(char *name, int index, int flags)
+{
+	return del("pvm_delinfo", name, index, flags);
 }
 
 /* The last result of pvm_getmboxinfo: the library owns it and frees it at
@@ -318,5 +325,5 @@ int pvm_lookup(char *name, int req, int *datap)
 
 int pvm_delete(char *name, int req)
 {
-	return pvm_delinfo(name, req, 0);
+	return del("pvm_delete", name, req, 0);
 }

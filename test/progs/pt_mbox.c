@@ -18,6 +18,7 @@
  *                    C" (N accepted, C the refusal's code), then deletes
  *                    one and puts again: "again I" (its index or code)
  *   mhf              handler rules in one task
+ *   quiet            the codes the reference reports without a message
  *   echo             installs a handler for tag 5 that replies from inside
  *                    the handler (tag 6, value + 1000), then receives tag
  *                    99 (which it prints) and counts what it handled
@@ -57,6 +58,17 @@ static int rules(void)
 	   5);
 	/* a direct index needs no MultiInstance */
 	EQ(pvm_putinfo("m", mkint(4), PvmMboxDirectIndex(7)), 7);
+	/* with it, the direct index is where the search for a free one
+	 * starts */
+	EQ(pvm_putinfo("s", mkint(1),
+		       PvmMboxMultiInstance | PvmMboxDirectIndex(3)),
+	   3);
+	EQ(pvm_putinfo("s", mkint(2),
+		       PvmMboxMultiInstance | PvmMboxDirectIndex(3)),
+	   4);
+	EQ(pvm_putinfo("s", mkint(3), PvmMboxDirectIndex(3)), 3); /* mine */
+	EQ(pvm_delinfo("s", 3, 0), 3);
+	EQ(pvm_delinfo("s", 4, 0), 4);
 	EQ(pvm_putinfo(NULL, mkint(1), 0), PvmBadParam);
 	EQ(pvm_putinfo("", mkint(1), 0), PvmBadParam);
 
@@ -129,6 +141,7 @@ static int rules(void)
 	EQ(pvm_insert("ins", -1, 42), 0);
 	EQ(pvm_insert("ins", -1, 43), 1);
 	EQ(pvm_insert("ins", 5, 44), 5);
+	EQ(pvm_insert("ins", 5, 45), PvmDupEntry); /* taken, even by me */
 	int d = 0, rb = pvm_getrbuf();
 	EQ(pvm_lookup("ins", -1, &d), 0);
 	EQ(d, 42);
@@ -286,7 +299,24 @@ int main(int argc, char **argv)
 		printf("no pvmd\n");
 		return 1;
 	}
-	if (!strcmp(role, "rules")) {
+	if (!strcmp(role, "quiet")) {
+		/* answers a program expects print nothing, as with the
+		 * reference; a real error still does (one line) */
+		pvm_setopt(PvmAutoErr, 1);
+		int x = 0, m = mkint(1);
+		printf("recvinfo %d\n", pvm_recvinfo("q-none", 0, 0));
+		printf("delinfo %d\n", pvm_delinfo("q-none", 0, 0));
+		printf("lookup %d\n", pvm_lookup("q-none", 0, &x));
+		printf("delete %d\n", pvm_delete("q-none", 0));
+		printf("insert %d\n", pvm_insert("q-db", 2, 1));
+		printf("insert again %d\n", pvm_insert("q-db", 2, 1));
+		printf("put %d\n", pvm_putinfo("q-p", m, 0));
+		fflush(stdout);
+		printf("bad %d\n", pvm_recvinfo("q-none", -1, 0));
+		pvm_delete("q-db", 2);
+		pvm_exit();
+		return 0;
+	} else if (!strcmp(role, "rules")) {
 		rules();
 	} else if (!strcmp(role, "mhf")) {
 		mhf();
