@@ -29,9 +29,11 @@ dist_man_MANS += libpvm/fortran/pvmfc.1
 CLEANFILES += libpvm/fortran/fpvm3.pc libpvm/fortran/pvmfc
 libpvm/fortran/fpvm3.pc: $(srcdir)/libpvm/fortran/fpvm3.pc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(pvm_subst) -e 's|@FC[@]|$(FC)|g' \
+	-e 's|@FC_PVMFLAGS[@]|$(FC_PVMFLAGS)|g' \
 	$(srcdir)/$@.in >$@
 libpvm/fortran/pvmfc: $(srcdir)/libpvm/fortran/pvmfc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(pvm_subst) -e 's|@FC[@]|$(FC)|g' \
+	-e 's|@FC_PVMFLAGS[@]|$(FC_PVMFLAGS)|g' \
 	$(srcdir)/$@.in >$@ && chmod +x $@
 endif
 EXTRA_DIST += libpvm/fortran/fpvm3.pc.in libpvm/fortran/pvmfc.in
