@@ -126,9 +126,47 @@ run_job() {
 	[ "$status" -eq 2 ]
 }
 
+@test "fpvm3.pc and pvmfc: a Fortran master with C workers built with them runs on the installation" {
+	command -v gfortran >/dev/null || skip "no gfortran: libfpvm3 is not built"
+	[ "$(pkg-config --modversion fpvm3)" = 3.4.6 ]
+	[ "$(echo $(pkg-config --cflags fpvm3))" = "-fallow-argument-mismatch -I$P/include" ]
+	run pkg-config --libs fpvm3
+	[[ "$output" == "-L$P/lib "* && "$output" == *"-Wl,-rpath,$P/lib"* ]]
+	# -lfpvm3 before -lpvm3, as the linker needs them
+	[[ "${output%%-lpvm3*}" == *"-lfpvm3"* ]]
+	[ -f "$P/include/fpvm3.h" ] && [ -f "$P/lib/libfpvm3.a" ] && [ -e "$P/lib/libfpvm3.so.3" ]
+	run pvmfc --show -O2 -o x x.f
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^[^\ ]+\ -fallow-argument-mismatch\ -I$P/include\ -O2\ -o\ x\ x\.f\ -L$P/lib\ -Wl,-rpath,$P/lib\ -lfpvm3\ -lpvm3$ ]]
+	run pvmfc --show -c x.f
+	[[ "$output" != *"-lfpvm3"* ]]
+	# -lgpvm3 goes between -lfpvm3 and -lpvm3, as a static link needs
+	run pvmfc --show -o x x.f -lgpvm3
+	[[ "$output" == *" -o x x.f -L$P/lib -Wl,-rpath,$P/lib -lfpvm3 -lgpvm3 -lpvm3" ]]
+	run env PVMFC_FC="echo myfc" pvmfc -o x x.f
+	[[ "$output" == "myfc -fallow-argument-mismatch -I$P/include -o x x.f "* ]]
+	run pvmfc
+	[ "$status" -eq 2 ]
+	# the spawned C workers are found on PVM_PATH
+	pvmfc -w -o "$TESTTMP/fmaster" "$S/test/progs/pt_fmaster.f"
+	pvmcc -o "$TESTTMP/bin/pt_cworker" "$S/test/progs/pt_cworker.c" -lgpvm3
+	readelf -d "$TESTTMP/fmaster" | grep -F "RUNPATH" | grep -qF "[$P/lib]"
+	echo quit | timeout -k 5 30 pvm >/dev/null 2>&1
+	wait_until 10 pvmd_alive
+	run env -u LD_LIBRARY_PATH timeout -k 5 "$TMO" "$TESTTMP/fmaster"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reduce  0   6  14"* && "$output" == *"gather  0  100  101  102  103"* ]]
+	[ "$(grep -c '^worker 10  20  2000000007' <<<"$output")" -eq 3 ]
+	# the Fortran program loaded the installation's libraries only
+	local m
+	m=$(env -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 "$TESTTMP/fmaster" | grep -E 'lib[fg]?pvm3')
+	[ "$(grep -c "$P/lib/" <<<"$m")" -eq 3 ]
+}
+
 @test "--version and --help of every command, with no pvmd running and none started" {
 	local c
-	for c in pvm pvmd pvmgroups pvmcc; do
+	for c in pvm pvmd pvmgroups pvmcc $(command -v gfortran >/dev/null && echo pvmfc); do
 		run timeout 10 "$P/bin/$c" --version
 		echo "$c --version: $status: $output"
 		[ "$status" -eq 0 ]
@@ -189,7 +227,7 @@ run_job() {
 	run env MANPATH="$P/share/man:" MANWIDTH=80 man pvmd
 	[[ "$output" == *"openpvm"* ]]
 	# the section 1 pages render without warnings too
-	for name in pvm pvmd pvmgroups pvmcc; do
+	for name in pvm pvmd pvmgroups pvmcc $(command -v gfortran >/dev/null && echo pvmfc); do
 		run env MANPATH="$P/share/man" man --warnings -E UTF-8 1 "$name"
 		[ "$status" -eq 0 ]
 		[ -z "$(MANPATH=$P/share/man man --warnings -E UTF-8 1 "$name" 2>&1 >/dev/null)" ]

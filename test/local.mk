@@ -190,3 +190,7 @@ check-faults: test-programs
 clean-faults-logs:
 	-rm -rf faults-logs
 .PHONY: clean-faults-logs
+
+# fortran.bats builds these at test time (with pvmfc, and against the
+# reference): a Fortran master and its C worker.
+EXTRA_DIST += test/progs/pt_fmaster.f test/progs/pt_cworker.c
