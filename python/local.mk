@@ -17,9 +17,12 @@ python__pvm3_la_SOURCES = python/pvm3mod.h python/mod.c python/types.c \
 python__pvm3_la_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_CPPFLAGS)
 python__pvm3_la_LIBADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
 # the interpreter's file name for an extension (_pvm3.cpython-311-...so),
-# with only its init function exported
+# with only its init function exported, and a RUNPATH to $(libdir) as
+# pvm3.pc gives programs (libpvm/local.mk): the installed module loads
+# this installation's libpvm3.so.3, not Debian's of the same soname
 python__pvm3_la_LDFLAGS = -module -avoid-version -shared \
-	-shrext $(PYTHON_EXT_SUFFIX) -export-symbols-regex '^PyInit__pvm3$$'
+	-shrext $(PYTHON_EXT_SUFFIX) -export-symbols-regex '^PyInit__pvm3$$' \
+	$(pvm_rpath_flags)
 
 # python/inplace: the package as the build tree has it, the sources'
 # .py files and the built extension linked side by side, so that
@@ -36,7 +39,13 @@ python/inplace/stamp: python/_pvm3.la $(pvm3_py:%=$(srcdir)/%) Makefile
 	printf '#!/bin/sh\nexec %s "$$@"\n' '$(PYTHON)' >python/inplace/python && \
 	chmod +x python/inplace/python && touch $@
 endif
+# Python needs no libtool archive beside the module (installed with the
+# data: the directory's name has no "exec")
+install-data-hook: remove-pvm3-la
+remove-pvm3-la:
+	test -z '$(pvm3pydir)' || rm -f '$(DESTDIR)$(pvm3pydir)/_pvm3.la'
+uninstall-hook: remove-pvm3-la
 clean-local: clean-python-inplace
 clean-python-inplace:
 	-rm -rf python/inplace
-.PHONY: clean-python-inplace
+.PHONY: clean-python-inplace remove-pvm3-la

@@ -131,6 +131,8 @@ dist-test-suites:
 		cp -p "$$f" '$(distdir)/test/' || exit 1; \
 	done
 	cp -pR '$(srcdir)'/test/fuzz '$(distdir)/test/'
+	$(MKDIR_P) '$(distdir)/test/python'
+	cp -p '$(srcdir)'/test/python/*.py '$(distdir)/test/python/'
 .PHONY: dist-test-suites
 
 # The suite: every test/*.bats file and the TAP unit programs, one summary
