@@ -8,7 +8,7 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
 	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan \
-	test/progs/pt_flood test/progs/pt_chaos
+	test/progs/pt_flood test/progs/pt_chaos test/progs/pt_py
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -48,6 +48,11 @@ test_progs_pt_hxsvc_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_notify_SOURCES = test/progs/pt_notify.c test/progs/tcommon.h
 test_progs_pt_notify_LDADD = libpvm/libpvm3.la
 test_progs_pt_notify_LDFLAGS = $(test_progs_ldflags)
+# pt_py: the C master and C worker of the pvm3 Python module's tests
+# (test/python/test_mixed.py).
+test_progs_pt_py_SOURCES = test/progs/pt_py.c test/progs/tcommon.h
+test_progs_pt_py_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la
+test_progs_pt_py_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_pack_SOURCES = test/progs/pt_pack.c test/progs/tcommon.h
 test_progs_pt_pack_LDADD = libpvm/libpvm3.la
 test_progs_pt_pack_LDFLAGS = $(test_progs_ldflags)
@@ -126,6 +131,8 @@ dist-test-suites:
 		cp -p "$$f" '$(distdir)/test/' || exit 1; \
 	done
 	cp -pR '$(srcdir)'/test/fuzz '$(distdir)/test/'
+	$(MKDIR_P) '$(distdir)/test/python'
+	cp -p '$(srcdir)'/test/python/*.py '$(distdir)/test/python/'
 .PHONY: dist-test-suites
 
 # The suite: every test/*.bats file and the TAP unit programs, one summary

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# run.sh - runs the whole test suite: every test/*.bats file (bats --tap) and
-# every C unit-test program that prints TAP, then prints one summary line
+# run.sh - runs the whole test suite: every test/*.bats file (bats --tap),
+# the pvm3 Python module's tests (test/python/, pytest) and every C
+# unit-test program that prints TAP, then prints one summary line
 # "N passed, N failed[, N skipped]" and exits non-zero on any failure.
 #
 # make check runs it with abs_top_builddir and abs_top_srcdir exported.  By
 # hand:  abs_top_builddir=/path/to/build abs_top_srcdir=/path/to/src test/run.sh [file.bats...]
+# (a directory or .py file of test/python/ runs under pytest)
 # PVM_TEST_REF=1 runs the bats files against the reference PVM 3.4.6 instead
 # (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
 # A full run of ours ends with the message suites again with each other
@@ -64,7 +66,7 @@ fi
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	files=("$abs_top_srcdir"/test/*.bats)
+	files=("$abs_top_srcdir"/test/*.bats "$abs_top_srcdir/test/python")
 fi
 
 filter=()
@@ -223,6 +225,40 @@ run_bats() {
 	count_tap "$(basename "$f")${note:+ ($note)}" "${PIPESTATUS[0]}"
 }
 
+# run_pytest PATH: the pvm3 Python module's tests (test/python/, a
+# directory or test file of it) with pytest, under the interpreter the
+# module was built for, counted per test from the TAP its conftest.py
+# writes.  Skipped, with the reason, where configure left the module out.
+run_pytest() {
+	local py=$abs_top_builddir/python/inplace/python tap status
+	echo "# $(basename "$1") (pytest)"
+	if [ -n "${PVM_TEST_REF:-}" ]; then
+		echo "ok - $(basename "$1") # SKIP the pvm3 module is ours alone"
+		skipped=$((skipped + 1))
+		return
+	fi
+	if [ ! -x "$py" ]; then
+		echo "ok - $(basename "$1") # SKIP the pvm3 module is not built (configure's warning says why)"
+		skipped=$((skipped + 1))
+		return
+	fi
+	if ! "$py" -c 'import pytest' 2>/dev/null; then
+		echo "not ok - $(basename "$1"): no pytest for $py (apt-get install python3-pytest)"
+		failed=$((failed + 1))
+		return
+	fi
+	tap=$(mktemp /tmp/pvmtest-pytest.XXXXXX)
+	# no cache or bytecode written into the source tree
+	PYTHONPATH=$abs_top_builddir/python/inplace PYTHONDONTWRITEBYTECODE=1 \
+		timeout -k 10 "${PVM_TEST_SUITE_TIMEOUT:-900}" "$py" -m pytest -p no:cacheprovider \
+		-q -rfs --tap="$tap" ${PVM_TEST_FILTER:+-k "$PVM_TEST_FILTER"} "$1" 2>&1 | sed 's/^/# /'
+	status=${PIPESTATUS[0]}
+	cat "$tap" | tee "$log"
+	rm -f "$tap"
+	# pytest's 5: no test ran
+	count_tap "$(basename "$1") (pytest)" "$status"
+}
+
 if ! command -v bats >/dev/null; then
 	echo "# bats is not installed (apt-get install bats)"
 	failed=$((failed + 1))
@@ -234,7 +270,10 @@ elif [ -z "$san_only" ]; then
 			echo "# faults.bats: in the sanitizer pass (below)"
 			continue
 		fi
-		run_bats "$f"
+		case $f in
+		*.bats) run_bats "$f" ;;
+		*) run_pytest "$f" ;;
+		esac
 	done
 fi
 
