@@ -3,6 +3,9 @@ C workers, a C master with Python workers (test/progs/pt_py.c's
 protocol, test/python/pyworker.py)."""
 
 import os
+import shutil
+import subprocess
+import tarfile
 
 import numpy as np
 import pytest
@@ -94,8 +97,54 @@ def test_c_master_python_workers(vm):
     assert "pt_py master: 0 checks" not in r.stdout
 
 
+def fortran_worker(vm):
+    """Debian's slave1.f (pvm-examples sources), built at test time with
+    gfortran against the build tree's fpvm3.h and libfpvm3, on PVM_PATH."""
+    from conftest import B, S
+    src = "/usr/share/doc/pvm-examples/examples.tar.gz"
+    lib = os.path.join(B, "libpvm", "fortran", ".libs")
+    if not os.path.exists(src):
+        pytest.skip("pvm-examples is not installed (%s)" % src)
+    if not shutil.which("gfortran") or not os.path.isdir(lib):
+        pytest.skip("no gfortran, so no libfpvm3 in this build")
+    with tarfile.open(src) as t:
+        f = t.extractfile("examples/slave1.f").read().decode()
+    f = f.replace("'../include/fpvm3.h'", "'fpvm3.h'")
+    path = os.path.join(vm.tmp, "slave1.f")
+    with open(path, "w") as out:
+        out.write(f)
+    libs = [lib, os.path.join(B, "libpvm", "group", ".libs"),
+            os.path.join(B, "libpvm", ".libs")]
+    cmd = (["gfortran", "-w", "-fallow-argument-mismatch",
+            "-I" + os.path.join(S, "include"), "-o",
+            os.path.join(vm.bin, "fslave1"), path]
+           + ["-L" + d for d in libs]
+           + ["-Wl,-rpath," + d for d in libs]
+           + ["-lfpvm3", "-lgpvm3", "-lpvm3"])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return "fslave1"
+
+
 def test_python_master_fortran_workers(vm):
-    # Issue 26's Fortran half (libfpvm3, fpvm3.h, pvmfc) is not in this
-    # tree yet: with it, a Fortran worker of this protocol goes here.
-    pytest.skip("no Fortran library yet (libfpvm3 and pvmfc, issue 26): "
-                "no Fortran worker to spawn")
+    # master1.f's side of the protocol, in Python: each Fortran worker gets
+    # the tids and 100 doubles (XDR), passes its partial sum on to its
+    # neighbour (tag 77) and answers (me, me*S + (me-1)*S).
+    name = fortran_worker(vm)
+    with pvm3.enroll():
+        nproc = 4
+        tids = pvm3.spawn(name, ntask=nproc)
+        assert len(tids) == nproc
+        data = [float(i + 1) for i in range(100)]
+        (pvm3.Message().pkint(nproc).pkint(tids).pkint(len(data))
+         .pkdouble(data).mcast(tids, 1))
+        total = sum(data)
+        got = {}
+        for _ in range(nproc):
+            m = pvm3.trecv(-1, 2, 30)
+            assert m is not None, "a Fortran worker did not answer"
+            me = m.upkint()
+            got[me] = m.upkdouble()
+        assert sorted(got) == list(range(nproc))
+        for me, result in got.items():
+            assert result == total * (me + (me - 1) % nproc), (me, result)
