@@ -142,7 +142,8 @@ int pvm_recvinfo(char *name, int index, int flags)
 	return b->id;
 }
 
-static int del(const char *fn, const char *name, int index, int flags)
+static int del(const char *fn, const char *name, int index, int flags,
+	       int quiet)
 {
 	if (lp_api_enroll(fn) < 0)
 		return pvm_errno;
@@ -151,12 +152,12 @@ static int del(const char *fn, const char *name, int index, int flags)
 	struct wire_wr w;
 	wr_entry_key(&w, name, index, flags);
 	int st = lp_api_status(WIRE_TM_MBOX_DEL, &w);
-	return lp_err_but(fn, st, PvmDenied, PvmNotFound);
+	return lp_err_but(fn, st, PvmNotFound, quiet);
 }
 
 int pvm_delinfo(char *name, int index, int flags)
 {
-	return del("pvm_delinfo", name, index, flags);
+	return del("pvm_delinfo", name, index, flags, PvmDenied);
 }
 
 /* The last result of pvm_getmboxinfo: the library owns it and frees it at
@@ -325,5 +326,6 @@ int pvm_lookup(char *name, int req, int *datap)
 
 int pvm_delete(char *name, int req)
 {
-	return del("pvm_delete", name, req, 0);
+	/* as the reference: a denied delete is reported */
+	return del("pvm_delete", name, req, 0, PvmNotFound);
 }
