@@ -234,6 +234,32 @@ run_job() {
 	done
 }
 
+@test "the pvm3 Python module: installed for python3, found with PYTHONPATH, runs a job on the installation's libraries" {
+	local site
+	site=$(dirname "$(find "$P" -path '*-packages/pvm3/__init__.py' | head -n 1)")
+	[ -n "$site" ] && [ "$site" != . ] || skip "the Python module was not built (no python3-dev)"
+	site=${site%/pvm3}
+	echo quit | timeout -k 5 30 pvm >/dev/null 2>&1
+	run env -u LD_LIBRARY_PATH PYTHONPATH="$site" timeout -k 5 "$TMO" /usr/bin/python3 -c '
+import pvm3
+with pvm3.enroll() as me:
+    pvm3.Message().pkstr("hi").send(me, 5)
+    print("got", pvm3.recv(me, 5).upkstr())
+for line in open("/proc/self/maps"):
+    if "pvm3" in line and ".so" in line:
+        print("lib", line.split()[-1])
+'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"got hi"* ]]
+	local lib n=0
+	while read -r lib; do
+		[[ "$lib" == "$P/"* ]] || { echo "not ours: $lib"; return 1; }
+		n=$((n + 1))
+	done < <(sed -n 's/^lib //p' <<<"$output")
+	[ "$n" -ge 2 ] # the module and libpvm3.so.3
+}
+
 @test "the licence and the README are installed with the documentation" {
 	grep -q "MIT License" "$P/share/doc/openpvm/LICENSE"
 	[ -s "$P/share/doc/openpvm/README.md" ]
