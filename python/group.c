@@ -89,6 +89,95 @@ static PyObject *py_reduce(PyObject *self, PyObject *args)
 	return PyLong_FromLong(r);
 }
 
+/* The two buffers of a scatter or a gather: `mine` (count items, written
+ * when `write_mine`) and `all` (gsize x count items, on the root only:
+ * None elsewhere), of one PVM type.  0, or -1 with the exception set and
+ * no buffer held. */
+static int coll_buffers(PyObject *mine, PyObject *all, int write_mine,
+			const char *group, int *type, Py_buffer *mv,
+			Py_buffer *av, Py_ssize_t *count)
+{
+	Py_ssize_t n, an = 0;
+	if (pym_get_buffer(mine, type, write_mine, mv, &n) < 0)
+		return -1;
+	av->obj = NULL;
+	if (n > INT_MAX) {
+		PyBuffer_Release(mv);
+		PyErr_Format(PyExc_ValueError, "%zd items", n);
+		return -1;
+	}
+	if (all != Py_None) {
+		int t = *type;
+		if (pym_get_buffer(all, &t, !write_mine, av, &an) < 0) {
+			PyBuffer_Release(mv);
+			return -1;
+		}
+		/* the root's side must hold every member's part: libgpvm3
+		 * reads or writes gsize x count items there */
+		int gs;
+		PYM_CALL(gs = pvm_gsize((char *)group));
+		if (gs > 0 && an < (Py_ssize_t)gs * n) {
+			PyBuffer_Release(mv);
+			PyBuffer_Release(av);
+			av->obj = NULL;
+			PyErr_Format(PyExc_ValueError,
+				     "the root's buffer holds %zd items, the "
+				     "group's %d members need %zd",
+				     an, gs, (Py_ssize_t)gs * n);
+			return -1;
+		}
+	}
+	*count = n;
+	return 0;
+}
+
+/* scatter(result, data or None, type, tag, group, root): the root's data
+ * (gsize x count items) is dealt out, count items (result's size) to each
+ * member's result, in place. */
+static PyObject *py_scatter(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *g;
+	int type, tag, root, r;
+	PyObject *res, *data;
+	if (!PyArg_ParseTuple(args, "OOiisi", &res, &data, &type, &tag, &g,
+			      &root))
+		return NULL;
+	Py_buffer rv, dv;
+	Py_ssize_t n;
+	if (coll_buffers(res, data, 1, g, &type, &rv, &dv, &n) < 0)
+		return NULL;
+	PYM_CALL(r = pvm_scatter(rv.buf, dv.obj ? dv.buf : NULL, (int)n, type,
+				 tag, (char *)g, root));
+	PyBuffer_Release(&rv);
+	if (dv.obj)
+		PyBuffer_Release(&dv);
+	return PyLong_FromLong(r);
+}
+
+/* gather(result or None, data, type, tag, group, root): every member's
+ * data (count items) lands in the root's result, in instance order. */
+static PyObject *py_gather(PyObject *self, PyObject *args)
+{
+	(void)self;
+	const char *g;
+	int type, tag, root, r;
+	PyObject *res, *data;
+	if (!PyArg_ParseTuple(args, "OOiisi", &res, &data, &type, &tag, &g,
+			      &root))
+		return NULL;
+	Py_buffer rv, dv;
+	Py_ssize_t n;
+	if (coll_buffers(data, res, 0, g, &type, &dv, &rv, &n) < 0)
+		return NULL;
+	PYM_CALL(r = pvm_gather(rv.obj ? rv.buf : NULL, dv.buf, (int)n, type,
+				tag, (char *)g, root));
+	PyBuffer_Release(&dv);
+	if (rv.obj)
+		PyBuffer_Release(&rv);
+	return PyLong_FromLong(r);
+}
+
 /* putinfo(name, bufid, flags) -> index or error */
 static PyObject *py_putinfo(PyObject *self, PyObject *args)
 {
@@ -179,6 +268,10 @@ PyMethodDef pym_group_methods[] = {
 	M("freezegroup", py_freezegroup, "pvm_freezegroup(group, size)"),
 	M("bcast", py_bcast, "bcast(bufid, group, tag)"),
 	M("reduce", py_reduce, "reduce(op, buffer, type, tag, group, root)"),
+	M("scatter", py_scatter,
+	  "scatter(result, data or None, type, tag, group, root)"),
+	M("gather", py_gather,
+	  "gather(result or None, data, type, tag, group, root)"),
 	M("putinfo", py_putinfo, "pvm_putinfo(name, bufid, flags)"),
 	M("recvinfo", py_recvinfo, "recvinfo(name, index, flags) -> bufid"),
 	M("delinfo", py_delinfo, "pvm_delinfo(name, index, flags)"),

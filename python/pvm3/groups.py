@@ -8,7 +8,7 @@ from .message import Message
 from .tasks import mytid
 
 __all__ = ["joingroup", "lvgroup", "gsize", "getinst", "gettid", "barrier",
-           "freezegroup", "bcast", "reduce", "PvmMax", "PvmMin", "PvmSum",
+           "freezegroup", "bcast", "reduce", "scatter", "gather", "PvmMax", "PvmMin", "PvmSum",
            "PvmProduct", "ReduceOp", "putinfo", "recvinfo", "delinfo",
            "getmboxinfo", "MboxClass", "MboxEntry"]
 
@@ -81,6 +81,24 @@ def reduce(op, buf, tag, group, root=0, type=None):
     t = -1 if type is None else type
     return check(_pvm3.reduce(op._index, buf, t, tag, group, root),
                  "pvm_reduce")
+
+
+def scatter(result, data, tag, group, root=0, type=None):
+    """``pvm_scatter``: the root's ``data`` (gsize x len(result) items;
+    None on the other members) is dealt out in instance order, each
+    member's part landing in its writable ``result`` in place."""
+    t = -1 if type is None else type
+    return check(_pvm3.scatter(result, data, t, tag, group, root),
+                 "pvm_scatter")
+
+
+def gather(result, data, tag, group, root=0, type=None):
+    """``pvm_gather``: every member's ``data`` lands in the root's
+    writable ``result`` (gsize x len(data) items; None on the other
+    members), in instance order."""
+    t = -1 if type is None else type
+    return check(_pvm3.gather(result, data, t, tag, group, root),
+                 "pvm_gather")
 
 
 MboxEntry = namedtuple("MboxEntry", "index owner flags")

@@ -34,6 +34,9 @@ a = np.full(3, inst + 1, dtype=np.int64)
 pvm3.reduce(pvm3.PvmSum, a, 8, "g", 0)
 b = np.array([inst * 1.5, -inst], dtype=np.float64)
 pvm3.reduce(pvm3.PvmMax, b, 10, "g", 0)
+part = np.zeros(2, dtype=np.int32)
+pvm3.scatter(part, None, 13, "g", 0)
+pvm3.gather(None, part * 10, 14, "g", 0)
 pvm3.barrier("g", n)
 pvm3.send(pvm3.parent(), 11, word + " " + str(inst))
 pvm3.recv(pvm3.parent(), 12)
@@ -181,6 +184,16 @@ def test_groups(vm):
         b = np.array([0.0, 0.0])
         pvm3.reduce(pvm3.PvmMax, b, 10, "g", 0)
         assert b.tolist() == [3 * 1.5, 0.0]
+        # scatter 2 ints to each of the 4, gather them back times 10
+        deal = np.arange(2 * n, dtype=np.int32)
+        mine = np.zeros(2, dtype=np.int32)
+        with pytest.raises(ValueError):  # the root's buffer is short
+            pvm3.scatter(mine, deal[:3], 13, "g", 0)
+        pvm3.scatter(mine, deal, 13, "g", 0)
+        assert mine.tolist() == [0, 1]
+        back = np.zeros(2 * n, dtype=np.int32)
+        pvm3.gather(back, mine * 10, 14, "g", 0)
+        assert back.tolist() == (deal * 10).tolist()
         pvm3.barrier("g", n)
         said = sorted(pvm3.trecv(-1, 11, 20).upkstr() for _ in kids)
         assert said == ["word 1", "word 2", "word 3"]
