@@ -31,6 +31,11 @@
 #define GSHM_F_USED    0x1 /* the slot belongs to group `gid` */
 #define GSHM_F_FROZEN  0x2 /* pvm_freezegroup completed */
 #define GSHM_F_DEFUNCT 0x4 /* frozen, then a member left: barriers fail */
+/* The machine has (or had) several hosts: the group's barriers go through
+ * the pvmd for good.  A barrier pending in the slot when it moves ends
+ * with status GSHM_MOVED, and its members arrive again at the pvmd. */
+#define GSHM_F_MOVED   0x8
+#define GSHM_MOVED     1
 
 struct gshm_slot {
 	_Atomic uint64_t state;

@@ -66,6 +66,7 @@ struct group {
 	struct idhash bytid; /* tid -> instance + 1 (intptr) */
 	struct gsync barrier, freeze;
 	int slot;     /* shared slot (gshm.h), -1: none */
+	int moved;    /* the machine has had several hosts: no slot */
 	int32_t gid;  /* id of this group, told with the slot */
 	int *cachers; /* tasks holding a copy of the list */
 	int ncachers, capcachers;
@@ -119,6 +120,10 @@ static struct group *group_create(struct pvmd *d, const char *name)
 	idhash_init(&g->bytid);
 	idhash_init(&g->iscacher);
 	g->slot = gshm_slot_new(d, &g->gid);
+	if (host_count(d) > 1) {
+		g->moved = 1;
+		gshm_slot_move(d, g->slot);
+	}
 	memmove(d->groups + pos + 1, d->groups + pos,
 		(d->ngroups - pos) * sizeof *d->groups);
 	d->groups[pos] = g;
@@ -471,8 +476,9 @@ int ctl_gs_info(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		wire_wr_i32(&w, g->frozen);
 		write_members(&w, g);
 		/* with several hosts the pvmd counts every barrier
-		 * (docs/hosts.md) */
-		wire_wr_i32(&w, host_count(d) > 1 ? -1 : g->slot);
+		 * (docs/hosts.md); a group that lived through them stays
+		 * there, so that no member keeps meeting in the slot */
+		wire_wr_i32(&w, g->moved || host_count(d) > 1 ? -1 : g->slot);
 		wire_wr_i32(&w, g->gid);
 	} else {
 		wire_wr_i32(&w, st);
@@ -656,8 +662,14 @@ void group_host_lost(struct pvmd *d, int hostno)
 
 void group_hosts_changed(struct pvmd *d)
 {
-	for (size_t i = 0; i < d->ngroups; i++)
-		group_changed(d, d->groups[i], 0);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct group *g = d->groups[i];
+		if (host_count(d) > 1 && !g->moved) {
+			g->moved = 1;
+			gshm_slot_move(d, g->slot);
+		}
+		group_changed(d, g, 0);
+	}
 }
 
 void group_free_all(struct pvmd *d)

@@ -29,9 +29,10 @@ void group_task_exit(struct pvmd *d, int tid);
 void group_free_all(struct pvmd *d);
 /* Host `hostno` is gone: its tasks leave their groups. */
 void group_host_lost(struct pvmd *d, int hostno);
-/* The machine went from one host to several or back: barriers move
- * between the shared slots and the pvmd, so every cached list is made
- * stale (TM_GS_EVENT). */
+/* The machine went from one host to several or back: every cached list
+ * is made stale (TM_GS_EVENT), and with several hosts every group's
+ * barriers move to the pvmd for good, a barrier pending in a slot
+ * included (gshm_slot_move). */
 void group_hosts_changed(struct pvmd *d);
 
 /* ---- group_shm.c: the groups' shared slots (proto/gshm.h) ---- */
@@ -49,5 +50,7 @@ void gshm_slot_update(struct pvmd *d, int slot, int members, int frozen,
 		      int defunct, int departed);
 /* The group is gone: breaks what waits, frees the slot. */
 void gshm_slot_free(struct pvmd *d, int slot);
+/* The group's barriers go through the pvmd from now on (GSHM_F_MOVED). */
+void gshm_slot_move(struct pvmd *d, int slot);
 
 #endif /* PVMD_GROUP_H */

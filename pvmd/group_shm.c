@@ -114,12 +114,29 @@ void gshm_slot_update(struct pvmd *d, int slot, int members, int frozen,
 		return;
 	struct gshm_slot *s = &d->gshm[slot];
 	atomic_store(&s->members, members);
-	atomic_store(&s->flags, GSHM_F_USED | (frozen ? GSHM_F_FROZEN : 0) |
+	int moved = atomic_load(&s->flags) & GSHM_F_MOVED;
+	atomic_store(&s->flags, GSHM_F_USED | moved |
+					(frozen ? GSHM_F_FROZEN : 0) |
 					(defunct ? GSHM_F_DEFUNCT : 0));
 	/* while members join, a count above the size is normal: only a
 	 * departure makes it unreachable */
 	if (departed || defunct)
 		break_if(d, s, defunct);
+}
+
+void gshm_slot_move(struct pvmd *d, int slot)
+{
+	if (!d->gshm || slot < 0 || slot >= GSHM_SLOTS)
+		return;
+	struct gshm_slot *s = &d->gshm[slot];
+	atomic_fetch_or(&s->flags, GSHM_F_MOVED);
+	/* a barrier pending here: its members are told to arrive again at
+	 * the pvmd (later arrivals see the flag first) */
+	for (;;) {
+		uint64_t st = atomic_load(&s->state);
+		if (!gshm_count(st) || gshm_end(s, st, GSHM_MOVED))
+			return;
+	}
 }
 
 void gshm_slot_free(struct pvmd *d, int slot)

@@ -256,6 +256,12 @@ mh_log() {
 
 # ---- groups, mailbox, output ----
 
+@test "a group whose barriers met in shared memory on one host goes on when the machine grows and a member joins on the new host" {
+	mh_start 1
+	mh_ok 1 pt_mh grow h2
+	[[ "$output" == *"barrier of 3 over 2 hosts passed"* ]]
+}
+
 @test "a group over every host: barrier, reduce, bcast, gather, scatter" {
 	mh_start 4
 	mh_ok 1 pt_mh group 2

@@ -98,7 +98,8 @@ int gs_simple_call(int code, const char *group, int with_arg, int arg);
  * (m->slot >= 0; the caller is a member).  Returns 0, PvmNoGroup (broken:
  * a member left or died, or the frozen group is defunct), PvmMismatch,
  * or PvmSysErr when the slot cannot be used (then no other path may be
- * taken: the other members use the slot).
+ * taken: the other members use the slot), or GSHM_MOVED: the machine
+ * grew and the barrier goes through the pvmd now (nothing was counted).
  */
 int gs_shm_barrier(int slot, int gid, int count);
 

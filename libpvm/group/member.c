@@ -119,7 +119,11 @@ void gs_cache_put(const char *group, const struct gs_members *m, unsigned epoch)
 int gs_cache_slot(const char *group, int tid, int *slot, int *gid)
 {
 	struct cached *c = *cache_find(group);
-	if (!c || c->m.slot < 0 || gs_members_find_tid(&c->m, tid) < 0)
+	/* as current as the list (gs_members_get): a machine that grew from
+	 * one host moves every barrier to the pvmd, and a member that kept
+	 * meeting in the slot would wait there for good */
+	if (!c || c->m.slot < 0 || gs_members_find_tid(&c->m, tid) < 0 ||
+	    (!c->m.frozen && c->epoch != lpvm_priv_gs_epoch()))
 		return 0;
 	*slot = c->m.slot;
 	*gid = c->m.gid;

@@ -136,6 +136,8 @@ int gs_shm_barrier(int slot, int gid, int count)
 		uint64_t st =
 			atomic_load_explicit(&s->state, memory_order_acquire);
 		int flags = atomic_load(&s->flags);
+		if (flags & GSHM_F_MOVED)
+			return GSHM_MOVED;
 		if (flags & GSHM_F_DEFUNCT)
 			return PvmNoGroup;
 		uint32_t gen = gshm_gen(st), arr = gshm_arrived(st), want;

@@ -30,8 +30,14 @@ int pvm_barrier(char *group, int count)
 		gid = m.gid;
 		gs_members_free(&m);
 	}
-	if (me > 0 && slot >= 0 && (count == -1 || count <= GSHM_MAX_COUNT))
-		return gs_quiet_err(gs_shm_barrier(slot, gid, count));
+	if (me > 0 && slot >= 0 && (count == -1 || count <= GSHM_MAX_COUNT)) {
+		r = gs_shm_barrier(slot, gid, count);
+		if (r != GSHM_MOVED)
+			return gs_quiet_err(r);
+		/* the machine grew: the pvmd counts this barrier now, and
+		 * every member arrives there (again) */
+		gs_cache_drop(group);
+	}
 	r = gs_simple_call(WIRE_TM_GS_BARRIER, group, 1, count);
 	return gs_quiet_err(r > 0 ? 0 : r);
 }

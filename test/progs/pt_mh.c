@@ -35,7 +35,10 @@
  *                          PvmMboxWaitForInfo, a persistent entry
  *   output HOST            pvm_catchout(stdout), a child on HOST prints 3
  *                          lines ("[tX] line N of tX"), then exits
- * spawn, hostinfo and addhosts are in pt_mh_hosts.c.
+ * spawn, hostinfo, addhosts and grow are in pt_mh_hosts.c:
+ *   grow HOST              a group whose barriers met in shared memory on
+ *                          our one host goes on with a member on HOST,
+ *                          added meanwhile
  * Children are copies of this program: "pt_mh child ROLE ...".  Every wait
  * is bounded (pvm_trecv), so a lost message fails instead of hanging.
  */
@@ -196,6 +199,8 @@ static int child_main(char **av)
 		       600); /* from anyone: the console spawns some */
 	else if (!strcmp(role, "group"))
 		child_group(par, av[3] ? atoi(av[3]) : 0);
+	else if (!strcmp(role, "grow"))
+		child_grow(par, av[3] ? atoi(av[3]) : 0);
 	else if (!strcmp(role, "mbox"))
 		child_mbox(par);
 	else if (!strcmp(role, "exit"))
@@ -693,6 +698,8 @@ int main(int argc, char **argv)
 		r = hostinfo_main();
 	else if (!strcmp(m, "addhosts") && argc >= 3)
 		r = addhosts_main(argc - 2, argv + 2);
+	else if (!strcmp(m, "grow") && argc >= 3)
+		r = grow_main(argv[2]);
 	else if (!strcmp(m, "lost") && argc >= 4)
 		r = lost_main(argv[2], atof(argv[3]));
 	else if (!strcmp(m, "hang") && argc >= 6)

@@ -34,5 +34,8 @@ int host_tid_of(const char *name);
 int spawn_main(int n);
 int hostinfo_main(void);
 int addhosts_main(int argc, char **argv);
+int grow_main(const char *hname);
+/* The child of grow_main ("child grow FIRST"). */
+void child_grow(int par, int first);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * pt_mh_hosts.c - pt_mh's modes spawn, hostinfo and addhosts: where
- * spawned tasks go, and the host calls, over many hosts
+ * pt_mh_hosts.c - pt_mh's modes spawn, hostinfo, addhosts and grow: where
+ * spawned tasks go, the host calls, and a group the machine grows under,
+ * over many hosts
  * (test/multihost.bats; usage in pt_mh.c).
  */
 #include "tcommon.h"
@@ -249,4 +250,59 @@ int addhosts_main(int argc, char **argv)
 		EQ(nhost, before);
 	}
 	return t_done("addhosts");
+}
+
+/* ---- grow: barriers move from a host's shared slot to the pvmd ---- */
+
+/* "child grow FIRST": joins group "grow"; with FIRST, meets the master
+ * at a barrier of 2 first; then at one of 3; reports 8 ints: inst and
+ * the two barriers' codes. */
+void child_grow(int par, int first)
+{
+	int res[8] = {pvm_joingroup("grow"), 0, 0};
+	if (first)
+		res[1] = pvm_barrier("grow", 2);
+	res[2] = pvm_barrier("grow", 3);
+	pvm_initsend(PvmDataDefault);
+	pvm_pkint(res, 8, 1);
+	pvm_send(par, TAG_RES);
+	pvm_lvgroup("grow");
+}
+
+int grow_main(const char *hname)
+{
+	get_hosts();
+	EQ(nhost, 1);
+	EQ(pvm_joingroup("grow"), 0);
+	int kids[2] = {0, 0};
+	char one[] = "1", zero[] = "0";
+	EQ(spawn_on("grow", PvmTaskHost, (char *)host_name_of(myhost), 1, kids,
+		    one),
+	   1);
+	/* one host: this barrier meets in the group's shared slot, which
+	 * both members now keep in their cached lists */
+	EQ(pvm_barrier("grow", 2), 0);
+	char *names[1] = {(char *)hname};
+	int info = 0;
+	EQ(pvm_addhosts(names, 1, &info), 1);
+	CHECK(info > 0, "addhosts %s: %d", hname, info);
+	EQ(spawn_on("grow", PvmTaskHost, (char *)hname, 1, kids + 1, zero), 1);
+	/* with the member of the new host, every member must go to the pvmd:
+	 * one still meeting in the slot would wait there for good */
+	EQ(pvm_barrier("grow", 3), 0);
+	printf("barrier of 3 over 2 hosts passed\n");
+	for (int k = 0; k < 2; k++) {
+		int res[8] = {-1, -1, -1}, src = 0, len, tag;
+		int b = t_recv(-1, TAG_RES, WAIT);
+		CHECK(b > 0, "no result from a member");
+		if (b <= 0)
+			break;
+		pvm_bufinfo(b, &len, &tag, &src);
+		pvm_upkint(res, 8, 1);
+		CHECK(res[0] > 0 && res[1] == 0 && res[2] == 0,
+		      "member t%x: inst %d barriers %d %d", (unsigned)src,
+		      res[0], res[1], res[2]);
+	}
+	pvm_lvgroup("grow");
+	return t_done("grow");
 }
