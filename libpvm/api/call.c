@@ -116,6 +116,8 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_HOSTSYNC] = "TM_HOSTSYNC",
 	[WIRE_TM_ROUTEADDR] = "TM_ROUTEADDR",
 	[WIRE_TM_REGHOSTER] = "TM_REGHOSTER",
+	[WIRE_TM_TASKEND] = "TM_TASKEND",
+	[WIRE_TM_SPAWNPATH] = "TM_SPAWNPATH",
 };
 
 void lp_api_debug_call(int code, size_t reqlen, int status)
