@@ -142,6 +142,8 @@ int cmd_ps(int argc, char **argv)
 		}
 	}
 
+	if (cons.json)
+		return json_ps(where, show_all);
 	if (pvm_tasks(where, &ntask, &tasks) < 0)
 		return -1; /* the library has said why */
 	ps_print_header(long_form);

@@ -25,6 +25,8 @@ int cmd_conf(int argc, char **argv)
 	int nhost, narch;
 	struct pvmhostinfo *hosts;
 
+	if (cons.json)
+		return json_conf();
 	if (pvm_config(&nhost, &narch, &hosts) < 0)
 		return -1;
 	term_printf("%d host%s, %d data format%s\n", nhost,
@@ -40,6 +42,8 @@ int cmd_conf(int argc, char **argv)
 
 int cmd_mstat(int argc, char **argv)
 {
+	if (cons.json)
+		return json_mstat(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		int cc = CONS_QUIET(pvm_mstat(argv[i]));
 		term_printf("%24s  %s\n", argv[i],
@@ -112,6 +116,8 @@ int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
+	if (cons.json)
+		return json_version();
 	/* the API level first, as PVM 3.4's console prints it; then which
 	 * implementation of it this is */
 	term_printf("%s (%s %s)\n", pvm_version(), PACKAGE_NAME,

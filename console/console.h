@@ -18,6 +18,8 @@
  *             written to a file; the jobs command
  *   rc.c      start-up: arguments, hostfile, .pvmrc files
  *   hostwatch.c  "Console: N new hosts added" when others add hosts
+ *   script.c  --command, --script, --json: the console in scripts
+ *   json.c    the --json forms of conf, ps, mstat, jobs and version
  *   complete.c  tab completion of commands and of programs for spawn
  */
 #ifndef CONSOLE_H
@@ -36,6 +38,9 @@ struct console {
 	int exit_code;	 /* status the process exits with */
 	int detached;	 /* halted, or the pvmd went away: no pvm_exit() */
 	int started;	 /* this console started the pvmd */
+	int script;	 /* --command/--script: no banner, prompt or echo */
+	int json;	 /* --json: conf, ps, mstat, jobs, version in JSON */
+	int failed;	 /* a command failed: exit status 1 at the end */
 };
 extern struct console cons;
 
@@ -140,6 +145,10 @@ void jobs_add_tasks(int job, const int *tids, int n);
 void jobs_set_file(int job, FILE *f);
 /* Handles every PVM message that has arrived; never blocks. */
 void jobs_poll(void);
+/* Whether a job's output has not all come yet. */
+int jobs_running(void);
+/* The jobs in JSON (json.c's printers): running, then finished. */
+void jobs_json(void);
 
 /* ---- hosts added by others (hostwatch.c) ---- */
 
@@ -157,6 +166,23 @@ int hostwatch_message(int bufid, int tag);
 void rc_attach(int argc, char **argv);
 /* Executes $PVM_ROOT/.pvmrc and ~/.pvmrc, echoing each line. */
 void rc_run(void);
+
+/* ---- scripts (script.c) ---- */
+
+/* Takes --command, --script and --json out of the arguments (the rest
+ * are the pvmd's).  Returns 0, or an exit status after printing why. */
+int script_parse_args(int *argc, char **argv);
+/* Runs the commands given; sets cons.failed, cons.quitting. */
+int script_run(void);
+
+/* ---- JSON output (json.c) ---- */
+
+/* A JSON string (quotes, escapes) on stdout. */
+void json_str(const char *s);
+int json_conf(void);
+int json_ps(int where, int show_all);
+int json_mstat(int argc, char **argv);
+int json_version(void);
 
 /* ---- tab completion (complete.c) ---- */
 

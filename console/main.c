@@ -76,7 +76,8 @@ static int wait_input(void)
 
 static void run_line(const char *line)
 {
-	cmd_execute(line);
+	if (cmd_execute(line) < 0)
+		cons.failed = 1; /* exit status 1 at the end */
 	jobs_poll();
 }
 
@@ -238,6 +239,8 @@ static void loop_readline(void)
 static void usage(void)
 {
 	printf("usage: pvm [-dMASK] [-nNAME] [pvmd-option...] [hostfile]\n"
+	       "       pvm [--json] (--command CMD | --script FILE)... "
+	       "[pvmd-option...] [hostfile]\n"
 	       "\n"
 	       "The console of the PVM virtual machine of this user and "
 	       "$PVM_VMID.\n"
@@ -246,8 +249,16 @@ static void usage(void)
 	       "with one running it attaches to it.  Then it reads commands: "
 	       "type help.\n"
 	       "\n"
-	       "  --version  print the version and exit\n"
-	       "  --help     print this help and exit\n");
+	       "  --command CMD  run CMD (one command a line), no banner or "
+	       "prompt; repeatable\n"
+	       "  --script FILE  run the commands of FILE (- for standard "
+	       "input) the same way\n"
+	       "                 the first command that fails ends the run "
+	       "with status 1\n"
+	       "  --json         conf, ps, mstat, jobs and version print "
+	       "JSON\n"
+	       "  --version      print the version and exit\n"
+	       "  --help         print this help and exit\n");
 }
 
 int main(int argc, char **argv)
@@ -262,9 +273,17 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
+	int st = script_parse_args(&argc, argv);
+	if (st)
+		return st;
 	rc_attach(argc - 1, argv + 1);
-	cons.interactive = isatty(0);
-	rc_run();
+	cons.interactive = isatty(0) && !cons.script;
+	if (cons.script) {
+		/* no .pvmrc: a script says all it wants */
+		script_run();
+	} else {
+		rc_run();
+	}
 	/* A .pvmrc may have said quit or halt already. */
 	if (!cons.quitting && cons.interactive)
 		loop_readline();
@@ -274,5 +293,5 @@ int main(int argc, char **argv)
 	/* After halt the pvmd is gone and this task with it. */
 	if (!cons.detached)
 		pvm_exit();
-	return cons.exit_code;
+	return cons.exit_code ? cons.exit_code : cons.failed ? 1 : 0;
 }

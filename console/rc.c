@@ -57,7 +57,8 @@ void rc_attach(int argc, char **argv)
 	 * not used. */
 	int cc = CONS_QUIET(pvm_start_pvmd(argc, argv, 1));
 	if (cc == PvmDupHost) {
-		printf("pvmd already running.\n");
+		if (!cons.script)
+			printf("pvmd already running.\n");
 	} else if (cc < 0) {
 		fprintf(stderr, "pvm: cannot start pvmd: %s\n",
 			cons_errstr(cc));

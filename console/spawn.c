@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lpvm_priv.h"
 #include "pvm3.h"
 
 struct spawn_opts {
@@ -142,6 +143,49 @@ static void report(int cc, const int *tids, int count)
 	}
 }
 
+/* "$PVM_ARCH" in a PVM_PATH entry, as the pvmd expands it. */
+static void expand_arch(char *out, size_t size, const char *path,
+			const char *arch)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	while (*path && o + 1 < size) {
+		if (!strncmp(path, "$PVM_ARCH", 9)) {
+			o += (size_t)snprintf(out + o, size - o, "%s", arch);
+			path += 9;
+		} else {
+			out[o++] = *path++;
+			out[o] = '\0';
+		}
+	}
+}
+
+/* After "No such file" for a plain name: where the pvmd looked, and
+ * whether the console's PVM_PATH (which tab completion offers programs
+ * from) says otherwise. */
+static void explain_nofile(const char *file)
+{
+	char path[4096], mine[4096];
+	if (strchr(file, '/') ||
+	    CONS_QUIET(lpvm_priv_spawnpath(path, sizeof path)) < 0)
+		return;
+	term_printf("spawn: %s not found in the pvmd's PVM_PATH: %s\n", file,
+		    path[0] ? path : "(empty)");
+	const char *env = getenv("PVM_PATH");
+	int nhost, narch;
+	struct pvmhostinfo *hosts;
+	if (!env || !*env || CONS_QUIET(pvm_config(&nhost, &narch, &hosts)) < 0)
+		return;
+	const char *arch = "";
+	for (int i = 0; i < nhost; i++)
+		if (pvm_tidtohost(hosts[i].hi_tid) == pvm_tidtohost(cons.mytid))
+			arch = hosts[i].hi_arch;
+	expand_arch(mine, sizeof mine, env, arch);
+	if (strcmp(mine, path))
+		term_printf("spawn: the console's PVM_PATH is another: %s\n",
+			    mine);
+}
+
 int cmd_spawn(int argc, char **argv)
 {
 	/* Like the reference console, children are not told the console is
@@ -209,6 +253,11 @@ int cmd_spawn(int argc, char **argv)
 		return -1;
 	}
 	report(cc, tids, o.count);
+	int nofile = 0;
+	for (int i = 0; i < o.count; i++)
+		nofile |= tids[i] == PvmNoFile;
+	if (nofile)
+		explain_nofile(argv[file]);
 	if (job) {
 		/* Only the tasks that started produce output. */
 		int k = 0;
@@ -218,5 +267,6 @@ int cmd_spawn(int argc, char **argv)
 		jobs_add_tasks(job, tids, k);
 	}
 	free(tids);
-	return 0;
+	/* a slot that did not start is a failure, for scripts (main.c) */
+	return cc < o.count ? -1 : 0;
 }

@@ -58,6 +58,9 @@ extern struct lp_state lp;
 /* Connects to the pvmd and enrolls (TM_CONNECT) if not done yet.  Returns
  * 0, or PvmSysErr promptly when no pvmd is running (it never starts one). */
 int lp_enroll(void);
+/* Whether the last lp_enroll failed because no pvmd answered on the
+ * socket (not because one refused or went away). */
+int lp_enroll_no_pvmd(void);
 
 /*
  * Sends control request `code` with payload `req` (may be NULL for none) to

@@ -61,4 +61,27 @@ int lpvm_priv_progress(void);
  * PVM_INT...; PVM_STR: 1), 0 for none. */
 size_t lpvm_priv_dtype_size(int datatype);
 
+/*
+ * How the process of task `tid` ended (TM_TASKEND, answered by the pvmd
+ * that started it): returns 0 with *state LPVM_END_RUNNING (not reaped
+ * yet), LPVM_END_EXITED (code the exit status) or LPVM_END_SIGNALED
+ * (code the signal, core 1 if it dumped core), and the program's name
+ * (also with PvmNoTask when the pvmd knows it); PvmNoTask when that
+ * pvmd never started it or has forgotten it, PvmNotImpl from a pvmd
+ * without the request, PvmSysErr without a pvmd.  Prints nothing.
+ */
+enum { LPVM_END_RUNNING = 0, LPVM_END_EXITED = 1, LPVM_END_SIGNALED = 2 };
+struct lpvm_taskend {
+	int state, code, core;
+	char aout[64]; /* the program's name as spawned ("" unknown) */
+};
+int lpvm_priv_taskend(int tid, struct lpvm_taskend *end);
+
+/*
+ * The directories the local pvmd's spawn searches for a program name
+ * without '/' (TM_SPAWNPATH), joined with ':' into buf (cut to size).
+ * Returns the number of directories, or a PVM error.  Prints nothing.
+ */
+int lpvm_priv_spawnpath(char *buf, size_t size);
+
 #endif /* LPVM_PRIV_H */

@@ -3,10 +3,12 @@
  */
 #include "proto/vmdir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +205,57 @@ int vmdir_write_file(const char *path, const char *text)
 		return -1;
 	}
 	return 0;
+}
+
+/* Is there a live pvmd in VM directory `dir` (its pid file names a
+ * process that exists)?  Only looks: no lock taken, no connection. */
+static int dir_has_pvmd(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/%s", dir, VMDIR_PID) >=
+	    (int)sizeof path)
+		return 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int pid = 0;
+	int ok = fscanf(f, "%d", &pid) == 1 && pid > 0;
+	fclose(f);
+	return ok && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+int vmdir_list_running(char *buf, size_t n)
+{
+	const char *tmp = getenv("PVM_TMP");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	char prefix[32];
+	snprintf(prefix, sizeof prefix, "pvm.%u", (unsigned)getuid());
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(tmp);
+	int count = 0;
+	if (n)
+		buf[0] = '\0';
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, plen) ||
+		    (e->d_name[plen] != '\0' && e->d_name[plen] != '.'))
+			continue;
+		char dir[PATH_MAX];
+		struct stat st;
+		if (snprintf(dir, sizeof dir, "%s/%s", tmp, e->d_name) >=
+			    (int)sizeof dir ||
+		    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != getuid() || !dir_has_pvmd(dir))
+			continue;
+		const char *vmid = e->d_name[plen] ? e->d_name + plen + 1 : "";
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, "%s%s", count ? ", " : "",
+			 *vmid ? vmid : "(no PVM_VMID)");
+		count++;
+	}
+	closedir(d);
+	return count;
 }

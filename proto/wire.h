@@ -142,6 +142,8 @@ enum wire_tm {
 				  * a task may open its TCP direct-route
 				  * listener and say so with TM_TCPPORT */
 	WIRE_TM_TCPPORT = 34,	 /* i32 port of that listener -> i32 status */
+	WIRE_TM_TASKEND = 35,	 /* i32 tid -> how its process ended */
+	WIRE_TM_SPAWNPATH = 36,	 /* the directories spawn searches */
 	WIRE_TM_MAX
 };
 

@@ -22,6 +22,7 @@
 #include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
+#include "pvmd/exits.h"
 #include "pvmd/notify.h"
 #include "pvmd/output.h"
 #include "pvmd/pvmd.h"
@@ -478,6 +479,8 @@ static const struct ctl_row table[WIRE_TM_MAX] = {
 	[WIRE_TM_ROUTEADDR] = {"TM_ROUTEADDR", ctl_routeaddr, CTL_TID_HOST},
 	[WIRE_TM_LEAVING] = {"TM_LEAVING", tm_leaving, CTL_HERE},
 	[WIRE_TM_TCPPORT] = {"TM_TCPPORT", tm_tcpport, CTL_HERE},
+	[WIRE_TM_TASKEND] = {"TM_TASKEND", ctl_taskend, CTL_TID_HOST},
+	[WIRE_TM_SPAWNPATH] = {"TM_SPAWNPATH", ctl_spawnpath, CTL_HERE},
 };
 
 /* The row of a TM_* code, or NULL. */

@@ -14,6 +14,7 @@ pvmd_core_sources = \
 	pvmd/spawn.c \
 	pvmd/output.c \
 	pvmd/notify.c \
+	pvmd/exits.c pvmd/exits.h \
 	pvmd/context.c \
 	pvmd/mbox.c \
 	pvmd/group.c pvmd/group_shm.c \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pvmd/conn.h"
+#include "pvmd/exits.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/signals.h"
@@ -30,6 +31,7 @@ static void child_exited(struct pvmd *d, pid_t pid, int status)
 	intptr_t tid = (intptr_t)idhash_del(&d->children, (int)pid);
 	if (!tid)
 		return;
+	exits_record(d, (int)tid, status); /* for TM_TASKEND */
 	struct task *t = task_find(d, (int)tid);
 	if (!t || t->pid != pid)
 		return; /* left with pvm_exit, or enrolled another process */

@@ -11,6 +11,7 @@
 
 #include "proto/wire.h"
 #include "pvmd/conn.h"
+#include "pvmd/exits.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
 #include "pvmd/mbox.h"
@@ -79,6 +80,7 @@ void pvmd_state_free(struct pvmd *d)
 	if (d->hosts)
 		host_fini(d);
 	spawn_free(d);
+	exits_free(d);
 	free(d->halt_pids);
 	d->halt_pids = NULL;
 	d->nhalt_pids = 0;

@@ -19,6 +19,7 @@
 #include "pvmd/context.h"
 #include "pvmd/group.h"
 #include "pvmd/host/host.h"
+#include "pvmd/exits.h"
 #include "pvmd/log.h"
 #include "pvmd/mbox.h"
 #include "pvmd/notify.h"
@@ -162,6 +163,7 @@ void task_exit(struct pvmd *d, struct task *t, const char *why)
 		unlink(path);
 	/* Its shared-memory inbox: senders see it dead (docs/shm.md). */
 	shmseg_mark_dead(tid);
+	exits_name(d, tid, t->aout); /* for TM_TASKEND */
 	notify_task_exit(d, tid);
 	host_task_exit(d, tid); /* other hosts' notifies; a hoster task */
 	context_task_exit(d, tid);

@@ -166,7 +166,7 @@ run_job() {
 
 @test "--version and --help of every command, with no pvmd running and none started" {
 	local c
-	for c in pvm pvmd pvmgroups pvmcc $(command -v gfortran >/dev/null && echo pvmfc); do
+	for c in pvm pvmd pvmgroups pvmcc pvmrun $(command -v gfortran >/dev/null && echo pvmfc); do
 		run timeout 10 "$P/bin/$c" --version
 		echo "$c --version: $status: $output"
 		[ "$status" -eq 0 ]
@@ -217,9 +217,9 @@ run_job() {
 	MANPATH=$P/share/man MANWIDTH=80 man 3 pvm_upkint | grep -q "pvm_upkint"
 }
 
-@test "with our man directory first, man pvm, pvmd, pvmgroups, pvmcc and pvm_spawn are ours" {
+@test "with our man directory first, man pvm, pvmd, pvmgroups, pvmcc, pvmrun and pvm_spawn are ours" {
 	local name
-	for name in pvm pvmd pvmgroups pvmcc pvm_spawn; do
+	for name in pvm pvmd pvmgroups pvmcc pvmrun pvm_spawn; do
 		run env MANPATH="$P/share/man:" man -w "$name"
 		echo "$name: $output"
 		[[ "$output" == "$P/share/man/"* ]]
@@ -227,7 +227,7 @@ run_job() {
 	run env MANPATH="$P/share/man:" MANWIDTH=80 man pvmd
 	[[ "$output" == *"openpvm"* ]]
 	# the section 1 pages render without warnings too
-	for name in pvm pvmd pvmgroups pvmcc $(command -v gfortran >/dev/null && echo pvmfc); do
+	for name in pvm pvmd pvmgroups pvmcc pvmrun $(command -v gfortran >/dev/null && echo pvmfc); do
 		run env MANPATH="$P/share/man" man --warnings -E UTF-8 1 "$name"
 		[ "$status" -eq 0 ]
 		[ -z "$(MANPATH=$P/share/man man --warnings -E UTF-8 1 "$name" 2>&1 >/dev/null)" ]

@@ -8,7 +8,8 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_hosts test/progs/pt_tcp test/progs/pt_mh \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
 	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan \
-	test/progs/pt_flood test/progs/pt_chaos test/progs/pt_py
+	test/progs/pt_flood test/progs/pt_chaos test/progs/pt_py \
+	test/progs/pt_run
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -25,6 +26,10 @@ test_progs_pt_tran_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_arch_SOURCES = test/progs/pt_arch.c
 test_progs_pt_arch_LDADD = libpvm/libpvm3.la
 test_progs_pt_arch_LDFLAGS = $(test_progs_ldflags)
+# pt_run: jobs for pvmrun and the console's task ends (run.bats).
+test_progs_pt_run_SOURCES = test/progs/pt_run.c
+test_progs_pt_run_LDADD = libpvm/libpvm3.la
+test_progs_pt_run_LDFLAGS = $(test_progs_ldflags)
 # pt_orphan: a spawned task whose pvmd dies (reliability.bats).
 test_progs_pt_orphan_SOURCES = test/progs/pt_orphan.c
 test_progs_pt_orphan_LDADD = libpvm/libpvm3.la

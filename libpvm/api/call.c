@@ -4,10 +4,14 @@
  */
 #include "api.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "error.h"
 #include "msg/msg.h"
+#include "proto/vmdir.h"
 
 /* The current context, for programs that read it (srm.pvm does). */
 int pvmmyctx = 0;
@@ -50,12 +54,34 @@ __attribute__((constructor)) static void register_hooks(void)
 	lp_err_set_leave(pvm_exit);
 }
 
+/* After "Can't contact local daemon": which machine was looked for, where
+ * its socket would be, and which machines of the user do run (a wrong or
+ * missing PVM_VMID is the usual cause). */
+static void explain_no_pvmd(void)
+{
+	const char *vmid = getenv("PVM_VMID");
+	char sock[700], list[1024];
+	if (vmdir_file(sock, sizeof sock, VMDIR_SOCK) < 0)
+		snprintf(sock, sizeof sock,
+			 "(none: PVM_VMID is no plain name)");
+	int n = vmdir_list_running(list, sizeof list);
+	lp_stderr("libpvm [pid%d]: no pvmd runs for PVM_VMID=%s (socket %s)\n",
+		  (int)getpid(), vmid && *vmid ? vmid : "(unset)", sock);
+	lp_stderr("libpvm [pid%d]: virtual machines of this user running: "
+		  "%s\n",
+		  (int)getpid(), n ? list : "none");
+}
+
 int lp_api_enroll(const char *fn)
 {
 	int was = lp.enrolled;
 	int r = lp_enroll();
-	if (r < 0)
-		return lp_err(fn, r);
+	if (r < 0) {
+		lp_err(fn, r);
+		if (r == PvmSysErr && lp_autoerr && lp_enroll_no_pvmd())
+			explain_no_pvmd();
+		return r;
+	}
 	if (!was)
 		lp_api_sync();
 	return 0;
@@ -116,6 +142,8 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_HOSTSYNC] = "TM_HOSTSYNC",
 	[WIRE_TM_ROUTEADDR] = "TM_ROUTEADDR",
 	[WIRE_TM_REGHOSTER] = "TM_REGHOSTER",
+	[WIRE_TM_TASKEND] = "TM_TASKEND",
+	[WIRE_TM_SPAWNPATH] = "TM_SPAWNPATH",
 };
 
 void lp_api_debug_call(int code, size_t reqlen, int status)

@@ -64,3 +64,59 @@ int lpvm_priv_err(const char *fn, int code)
 {
 	return lp_err(fn ? fn : "(null)", code);
 }
+
+int lpvm_priv_taskend(int tid, struct lpvm_taskend *end)
+{
+	struct wire_wr w;
+	struct wire_rd rd;
+	uint8_t *mem = NULL;
+	wire_wr_init(&w);
+	wire_wr_i32(&w, tid);
+	int st = lpvm_priv_ctl(WIRE_TM_TASKEND, &w, &rd, &mem);
+	wire_wr_free(&w);
+	memset(end, 0, sizeof *end);
+	if (mem) {
+		int state = wire_rd_i32(&rd);
+		int code = wire_rd_i32(&rd);
+		int core = wire_rd_i32(&rd);
+		char *aout = wire_rd_strdup(&rd);
+		if (rd.err) {
+			st = st < 0 ? st : PvmBadMsg;
+		} else {
+			end->state = state;
+			end->code = code;
+			end->core = core;
+			snprintf(end->aout, sizeof end->aout, "%s", aout);
+		}
+		free(aout);
+	}
+	free(mem);
+	return st;
+}
+
+int lpvm_priv_spawnpath(char *buf, size_t size)
+{
+	struct wire_rd rd;
+	uint8_t *mem = NULL;
+	if (!buf || size == 0)
+		return PvmBadParam;
+	buf[0] = '\0';
+	int st = lpvm_priv_ctl(WIRE_TM_SPAWNPATH, NULL, &rd, &mem);
+	int n = 0;
+	if (st >= 0) {
+		n = wire_rd_i32(&rd);
+		for (int i = 0; i < n && !rd.err; i++) {
+			char *dir = wire_rd_strdup(&rd);
+			if (!dir)
+				break;
+			size_t len = strlen(buf);
+			snprintf(buf + len, size - len, "%s%s", i ? ":" : "",
+				 dir);
+			free(dir);
+		}
+		if (rd.err)
+			st = PvmBadMsg;
+	}
+	free(mem);
+	return st < 0 ? st : n;
+}

@@ -176,13 +176,21 @@ static void flush_at_exit(void)
 		lp_flush();
 }
 
+static int no_pvmd;
+
+int lp_enroll_no_pvmd(void)
+{
+	return no_pvmd;
+}
+
 int lp_enroll(void)
 {
 	static int atexit_done;
 
 	if (lp.enrolled)
 		return lp_pvmd_lost ? PvmSysErr : 0;
-	if (lp_pvmd_connect() < 0)
+	no_pvmd = lp_pvmd_connect() < 0;
+	if (no_pvmd)
 		return PvmSysErr;
 
 	const char *st = getenv(WIRE_ENV_SPAWN_TID);
