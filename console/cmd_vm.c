@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lpvm_priv.h"
 #include "pvm3.h"
 
 int cmd_conf(int argc, char **argv)
@@ -85,6 +86,12 @@ static int hosts_change(int argc, char **argv, int add)
 		else if (add)
 			term_printf("%24s %s\n", argv[i + 1],
 				    cons_errstr(infos[i]));
+		/* and why, in the words of the remote shell where it said
+		 * something (ssh: connect to host ... refused) */
+		const char *why =
+			add && infos[i] < 0 ? lpvm_priv_addhost_why(i) : NULL;
+		if (why)
+			term_printf("%24s   %s\n", "", why);
 		else
 			term_printf("%24s  %s\n", argv[i + 1],
 				    infos[i] >= 0 ? "deleted"

@@ -84,4 +84,13 @@ int lpvm_priv_taskend(int tid, struct lpvm_taskend *end);
  */
 int lpvm_priv_spawnpath(char *buf, size_t size);
 
+/*
+ * Why host i of the last pvm_addhosts was not added, in the master
+ * pvmd's words (the remote shell's own message where it printed one):
+ * NULL when it was added, when there is nothing more to say than its
+ * error code, or when the pvmd gives no reasons.  Valid until the next
+ * pvm_addhosts.
+ */
+const char *lpvm_priv_addhost_why(int i);
+
 #endif /* LPVM_PRIV_H */

@@ -15,8 +15,42 @@
  * code).  Returns how many names succeeded (the reference's return
  * value: 0 when all failed, with no error reported), or the error of the
  * call itself through lp_err.  A NULL name goes as "" and the pvmd
- * answers for it (the reference crashes on one).
+ * answers for it (the reference crashes on one).  A TM_ADDHOST reply
+ * goes on with n x str, why each host failed ("" for nothing to say),
+ * kept for lpvm_priv_addhost_why.
  */
+static char **add_why; /* of the last pvm_addhosts */
+static int add_nwhy;
+
+static void add_why_clear(void)
+{
+	for (int i = 0; i < add_nwhy; i++)
+		free(add_why[i]);
+	free(add_why);
+	add_why = NULL;
+	add_nwhy = 0;
+}
+
+/* The reasons after the results, when the pvmd sent them. */
+static void add_why_read(struct wire_rd *rd, int n)
+{
+	if (!rd->left || !(add_why = calloc((size_t)n, sizeof *add_why)))
+		return;
+	add_nwhy = n;
+	for (int i = 0; i < n && !rd->err; i++) {
+		char *s = wire_rd_strdup(rd);
+		if (s && *s && !rd->err)
+			add_why[i] = s;
+		else
+			free(s);
+	}
+}
+
+const char *lpvm_priv_addhost_why(int i)
+{
+	return i >= 0 && i < add_nwhy ? add_why[i] : NULL;
+}
+
 static int host_call(const char *fn, int code, char **names, int n, int *infos)
 {
 	if (!names || n < 1)
@@ -24,6 +58,8 @@ static int host_call(const char *fn, int code, char **names, int n, int *infos)
 	int r = lp_api_enroll(fn);
 	if (r < 0)
 		return r;
+	if (code == WIRE_TM_ADDHOST)
+		add_why_clear();
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_i32(&w, n);
@@ -54,6 +90,8 @@ static int host_call(const char *fn, int code, char **names, int n, int *infos)
 		if (v >= 0)
 			good++;
 	}
+	if (code == WIRE_TM_ADDHOST && !rd.err)
+		add_why_read(&rd, n);
 	free(mem);
 	return good;
 }

@@ -78,6 +78,14 @@ static int run_pvmd(int argc, char **argv)
 	}
 	free(av);
 
+	/* A pvmd that detaches exits once it is ready, its hostfile's hosts
+	 * added or reported (on the stderr we share): wait for that, so that
+	 * the caller goes on after the report.  One in the foreground (-f)
+	 * stays our child: its socket answering is the sign. */
+	int foreground = 0;
+	for (int i = 0; i < argc; i++)
+		foreground |= argv[i][0] == '-' && strchr(argv[i], 'f') &&
+			      argv[i][1] != 'd' && argv[i][1] != 'n';
 	for (int waited = 0; waited < START_TIMEOUT_MS;
 	     waited += START_POLL_MS) {
 		int st;
@@ -90,11 +98,12 @@ static int run_pvmd(int argc, char **argv)
 		if (w < 0 && errno != EINTR)
 			/* reaped elsewhere (SIGCHLD ignored...): just look */
 			return pvmd_answers() ? 0 : PvmCantStart;
-		if (pvmd_answers())
-			return 0; /* a foreground pvmd: it stays our child */
+		if (foreground && pvmd_answers())
+			return 0;
 		nap(START_POLL_MS);
 	}
-	return PvmCantStart;
+	/* hosts still starting after all this time: the pvmd runs */
+	return pvmd_answers() ? 0 : PvmCantStart;
 }
 
 int pvm_start_pvmd(int argc, char **argv, int block)

@@ -29,6 +29,7 @@
 #include "pvm3.h"
 #include "pvmd/conn.h"
 #include "pvmd/ctl.h"
+#include "pvmd/host/addreq.h"
 #include "pvmd/host/hostlayer.h"
 #include "pvmd/host/hostfile.h"
 #include "pvmd/host/password.h"
@@ -36,14 +37,6 @@
 #include "pvmd/spawn.h"
 
 #define ADDHOST_MAX 1024
-
-/* A TM_ADDHOST request waiting for its hosts (req_tid 0: the hostfile). */
-struct addreq {
-	int req_tid;
-	struct wire_hdr req;
-	int n, left;
-	int *results;
-};
 
 struct start {
 	struct start *next;
@@ -72,49 +65,6 @@ static void manual_next(struct pvmd *d);
 const struct hostopt *hoster_opts(const struct pvmd *d, const char *name)
 {
 	return d->hosts->have_hf ? hostfile_find(&d->hosts->hf, name) : NULL;
-}
-
-/* ---- answers ---- */
-
-static int tid_descending(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x < y) - (x > y);
-}
-
-/* The hosts a finished request brought in that are still up, highest host
- * number first (the reference's order), to `tids`; returns how many. */
-static int addreq_joined(const struct pvmd *d, const struct addreq *ar,
-			 int *tids)
-{
-	int k = 0;
-	for (int i = 0; i < ar->n; i++)
-		if (ar->results[i] > 0 && host_tid_present(d, ar->results[i]))
-			tids[k++] = ar->results[i];
-	qsort(tids, (size_t)k, sizeof *tids, tid_descending);
-	return k;
-}
-
-static void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
-{
-	ar->results[idx] = result;
-	if (--ar->left > 0)
-		return;
-	int joined[HOST_MAX];
-	int nj = addreq_joined(d, ar, joined);
-	if (nj)
-		host_added(d, joined, nj);
-	if (ar->req_tid) {
-		int ok = 0;
-		for (int i = 0; i < ar->n; i++)
-			ok += ar->results[i] > 0;
-		ctl_reply_list(d, ar->req_tid, &ar->req, ok, ar->n,
-			       ar->results);
-	} else {
-		pvmd_started(); /* the startup hostfile is done */
-	}
-	free(ar->results);
-	free(ar);
 }
 
 static void start_free(struct pvmd *d, struct start *s)
@@ -159,12 +109,16 @@ static void start_fail(struct pvmd *d, struct start *s, int code,
 		for (char *p = err; *p; p++)
 			if (*p == '\n' || *p == '\r')
 				*p = ' ';
+		for (size_t k = strlen(err); k && err[k - 1] == ' '; k--)
+			err[k - 1] = 0;
 	}
 	plog(PL_ERR, "cannot add host %s: %s%s%s", s->h->name, why,
 	     *err ? ": " : "", err);
 	struct host *h = s->h;
 	struct addreq *ar = s->ar;
 	int idx = s->idx;
+	if (ar)
+		addreq_why(ar, idx, why, err);
 	start_free(d, s);
 	if (d->hosts->hosts[h->no] == h) {
 		h->state = HOST_FREE;
@@ -632,17 +586,13 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	for (int i = 0; i < n; i++)
 		lines[i] = wire_rd_strdup(r);
 	int bad = r->err || r->left;
-	struct addreq *ar = bad ? NULL : calloc(1, sizeof *ar);
-	if (ar)
-		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
-	if (bad || !ar || !ar->results || n > ADDHOST_MAX ||
-	    !d->hosts->master) {
+	struct addreq *ar = bad || n > ADDHOST_MAX || !d->hosts->master
+				    ? NULL
+				    : addreq_new(n);
+	if (!ar) {
 		for (int i = 0; i < n; i++)
 			free(lines[i]);
 		free(lines);
-		if (ar)
-			free(ar->results);
-		free(ar);
 		if (bad)
 			return -1;
 		ctl_reply_status(d, c, h,
@@ -653,9 +603,8 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	}
 	ar->req_tid = ctl_src(c, h);
 	ar->req = *h;
-	ar->n = n;
-	ar->left = n + 1; /* one more, dropped below: no early answer */
 	for (int i = 0; i < n; i++) {
+		addreq_name(ar, i, lines[i]);
 		struct hostopt dflt, o;
 		/* the defaults of the hostfile's '*' lines apply to hosts
 		 * added later too (man 1 pvmd3) */
@@ -669,6 +618,7 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		if (k != 1) {
 			plog(PL_ERR, "addhost '%s': %s", lines[i],
 			     k < 0 ? err : "no host name");
+			addreq_why(ar, i, k < 0 ? err : "no host name", "");
 			st = PvmBadParam;
 		} else {
 			/* the hostfile's options for it, unless the line
@@ -753,19 +703,14 @@ int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
 		     !spawn_is_our_host(d, d->hosts->hf.hosts[i].name);
 	if (!n)
 		return 0;
-	struct addreq *ar = calloc(1, sizeof *ar);
-	if (ar)
-		ar->results = calloc((size_t)n + 1, sizeof *ar->results);
-	if (!ar || !ar->results) {
-		free(ar);
+	struct addreq *ar = addreq_new(n);
+	if (!ar)
 		return 0;
-	}
-	ar->n = n;
-	ar->left = n + 1;
 	for (int i = 0, k = 0; i < d->hosts->hf.n; i++) {
 		const struct hostopt *o = &d->hosts->hf.hosts[i];
 		if (o->deferred || spawn_is_our_host(d, o->name))
 			continue;
+		addreq_name(ar, k, o->name);
 		int st = start_host(d, o, ar, k);
 		if (st < 0)
 			addreq_done(d, ar, k, st);

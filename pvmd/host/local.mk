@@ -2,11 +2,13 @@
 # links carry (host.c), the links between pvmds (link.c), requests
 # forwarded to the pvmd that handles them (fwd.c), starting pvmds on other
 # hosts over ssh or through a registered hoster task (hoster.c,
-# hoster_task.c, startup.c, password.c, the hostfile in hostfile.c), and
+# hoster_task.c, startup.c, password.c, the hostfile in hostfile.c, the
+# answer to a request in addreq.c), and
 # the start of a pvmd started that way (slave.c).  The core sees host.h.
 pvmd_core_sources += pvmd/host/host.h pvmd/host/hostlayer.h pvmd/host/host.c \
 	pvmd/host/link.c pvmd/host/fwd.c \
 	pvmd/host/hoster.c pvmd/host/hoster_task.c pvmd/host/startup.c \
+	pvmd/host/addreq.c pvmd/host/addreq.h \
 	pvmd/host/password.c pvmd/host/password.h \
 	pvmd/host/hostfile.c pvmd/host/hostfile.h \
 	pvmd/host/slave.c
