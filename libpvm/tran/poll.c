@@ -15,6 +15,7 @@
 #include "lpvm.h"
 #include "common/clock.h"
 #include "tran.h"
+#include "waitpol.h"
 
 static struct lp_pollable *all;
 static int nall;
@@ -101,19 +102,17 @@ static int poll_fds(const struct timespec *timeout)
  * get a zero-timeout ppoll only every SOCK_NS while spinning (the I-WAY
  * lesson: a syscall per probe would slow the fast path), and always when
  * going to sleep.  PvmPollConstant spins for ever; PvmPollSleep spins
- * PvmPollTime probes, then announces that it sleeps (sleep_begin) and
- * blocks in ppoll on the sockets and the transports' wake-up descriptors.
+ * for the wait policy's budget (waitpol.h: none when our CPUs are
+ * crowded, else what recent waits cost, at most PvmPollTime probes),
+ * then announces that it sleeps (sleep_begin) and blocks in ppoll on the
+ * sockets and the transports' wake-up descriptors.
  *
- * PvmPollSleep also stops spinning after SPIN_MAX_NS, and at once when a
- * sched_yield gave the core away for more than BUSY_NS: then more tasks
- * want to run than there are cores, and a spinning waiter only delays the
- * tasks it waits for (with 1536 tasks waiting on 2 cores, spinning made
- * their release 6 times slower). */
+ * While spinning it yields the core every YIELD_NS: a partner waiting
+ * for our core gets it (with 1536 tasks waiting on 2 cores, spinning
+ * without yielding made their release 6 times slower). */
 #define SOCK_NS	    20000
 #define YIELD_NS    50000
 #define CLOCK_EVERY 64
-#define SPIN_MAX_NS 2000000
-#define BUSY_NS	    200000
 
 int lp_poll_type = PvmPollSleep;
 int lp_poll_time = 20000; /* probes before sleeping */
@@ -190,6 +189,16 @@ static int sleep_begin(int64_t *cap)
 	return 0;
 }
 
+/* The wait policy's question to the spinning transports. */
+static int crowd(const struct lp_cpus *c)
+{
+	for (int i = 0; i < spin_n; i++)
+		if (spin_v[i]->crowded && spin_v[i]->active() &&
+		    spin_v[i]->crowded(c))
+			return 1;
+	return 0;
+}
+
 int lp_progress_peek(void)
 {
 	return spin_active() ? probe() : 0;
@@ -224,26 +233,32 @@ static int spin_progress(const struct timespec *timeout)
 	int64_t start = mono_ns();
 	int64_t deadline = timeout ? start + ts_ns(timeout) : INT64_MAX;
 	long probes = 0;
-	int64_t last_yield = start;
+	int64_t last_yield = start, last = start;
+	int shared = 0; /* the scheduler gave our CPU to another task */
 	/* No sender has a ring in our inbox and nothing of ours waits for
 	 * room: what comes next can only come by a socket (a task of another
 	 * host), or from a new local sender, which wakes us.  Spinning would
 	 * only delay the socket and take the core the pvmds and the network
 	 * need: sleep at once. */
-	int spin = lp_poll_type == PvmPollConstant || !all_quiet();
-	while (spin) {
-		if ((n = probe()) > 0)
+	int64_t budget = lp_poll_type == PvmPollConstant ? -1
+			 : all_quiet()			 ? 0
+				       : lp_wait_budget(start, crowd);
+	while (budget != 0) {
+		if ((n = probe()) > 0) {
+			lp_wait_done(mono_ns() - start, budget, 0);
 			return n;
+		}
 		if (++probes % CLOCK_EVERY)
 			continue;
 		int64_t now = mono_ns();
-		int busy = 0;
+		shared |= lp_wait_gap(last, now);
+		last = now;
 		if (now - last_yield >= YIELD_NS) {
 			/* a partner waiting for our core (more runnable tasks
 			 * than cores) gets it now and then */
 			sched_yield();
-			last_yield = mono_ns();
-			busy = last_yield - now > BUSY_NS;
+			last = last_yield = mono_ns();
+			shared |= lp_wait_yielded(last_yield - now, last_yield);
 		}
 		if (now - last_sock >= SOCK_NS) {
 			last_sock = now;
@@ -253,9 +268,8 @@ static int spin_progress(const struct timespec *timeout)
 		}
 		if (now >= deadline)
 			return 0;
-		if (lp_poll_type != PvmPollConstant &&
-		    (probes >= lp_poll_time || busy ||
-		     now - start >= SPIN_MAX_NS))
+		if (budget > 0 &&
+		    (probes >= lp_poll_time || now - start >= budget || shared))
 			break;
 	}
 	int64_t cap;
@@ -272,6 +286,8 @@ static int spin_progress(const struct timespec *timeout)
 	sleep_end(spin_n);
 	last_sock = mono_ns();
 	n = probe();
+	if (n > 0 || m > 0)
+		lp_wait_done(last_sock - start, budget, 1);
 	return m < 0 && n == 0 ? m : n + (m > 0 ? m : 0);
 }
 

@@ -30,6 +30,19 @@ struct lp_posted {
 	uint32_t seq;
 };
 
+/* The CPUs a waiting task may run on, for the wait policy (waitpol.h). */
+#define LP_CPUS_MAX 1024
+struct lp_cpus {
+	uint64_t set[LP_CPUS_MAX / 64]; /* bit c: CPU c in our mask */
+	int n;				/* CPUs in the mask */
+	int cpu;			/* the one we run on, -1: unknown */
+};
+static inline int lp_cpus_has(const struct lp_cpus *c, int cpu)
+{
+	return cpu >= 0 && cpu < LP_CPUS_MAX &&
+	       (c->set[cpu / 64] >> (cpu % 64) & 1);
+}
+
 struct lp_tran {
 	const char *name; /* as PVM_TRAN names it */
 	int exclusivity;  /* higher is preferred (route.c sorts by it) */
@@ -92,6 +105,9 @@ struct lp_tran {
 	/* pvm_getfds: the program waits on our descriptors itself, so the
 	 * transport must wake a descriptor for every arrival from now on. */
 	void (*watch_fds)(void);
+	/* Whether our peers crowd the CPUs of c (1: sleep at once instead
+	 * of spinning; waitpol.h); the transport may publish c->cpu as ours. */
+	int (*crowded)(const struct lp_cpus *c);
 
 	/* ---- single copy into a waiting pvm_precv (optional) ---- */
 	/* Smallest buffer worth posting now; SIZE_MAX: none. */

@@ -478,6 +478,37 @@ static void shm_fini(void)
 	lp_shm.fdwatch = 0;
 }
 
+/* The wait policy (tran/waitpol.h): publishes the CPU we wait on, and
+ * says whether the peers we send to crowd our CPUs: one of them last
+ * waited on our only CPU, or more of them are awake on our CPUs than
+ * there are CPUs (a sleeping peer does not run until we wake it). */
+static int shm_crowded(const struct lp_cpus *c)
+{
+	if (c->cpu >= 0 &&
+	    atomic_load_explicit(&lp_shm.hdr->cpu, memory_order_relaxed) !=
+		    c->cpu + 1)
+		atomic_store_explicit(&lp_shm.hdr->cpu, c->cpu + 1,
+				      memory_order_relaxed);
+	int awake = 1; /* we are */
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct shm_peer *sp = idhash_at(&peers, i);
+		if (!sp || sp->state != SHM_P_OK || !sp->hdr)
+			continue;
+		int pc = atomic_load_explicit(&sp->hdr->cpu,
+					      memory_order_relaxed) -
+			 1;
+		if (!lp_cpus_has(c, pc))
+			continue;
+		if (c->n == 1)
+			return 1;
+		if (!atomic_load_explicit(&sp->hdr->sleeping,
+					  memory_order_relaxed) &&
+		    ++awake > c->n)
+			return 1;
+	}
+	return 0;
+}
+
 static int shm_active(void)
 {
 	return lp_shm_active();
@@ -503,6 +534,7 @@ const struct lp_tran lp_tran_shm = {
 	.sleep_begin = lp_shm_sleep_begin,
 	.sleep_end = lp_shm_sleep_end,
 	.watch_fds = lp_shm_watch_fds,
+	.crowded = shm_crowded,
 	.post_min = shm_post_min,
 	.post = lp_shm_post,
 	.post_done = lp_shm_post_done,

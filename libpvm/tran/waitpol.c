@@ -1,0 +1,123 @@
+/*
+ * waitpol.c - the wait policy (see waitpol.h).
+ */
+#define _GNU_SOURCE
+#include "waitpol.h"
+
+#include <sched.h>
+
+#include "lpvm.h"
+#include "poll.h"
+#include "tran.h"
+
+/* Spin budgets: never above the 2 ms the engine always had, never below
+ * what a cross-core hand-over of a large message takes. */
+#define SPIN_MAX_NS   2000000
+#define SPIN_MIN_NS   100000
+/* How long evidence that our CPU is shared holds before we look again,
+ * and how often the affinity mask and the peers' CPUs are read. */
+#define CROWD_HOLD_NS 20000000
+#define MASK_NS	      100000000
+#define PEERS_NS      1000000
+/* A gap between two clock reads of the spin, or a sched_yield, this long:
+ * another task ran on our CPU.  (A yield may also hand the CPU to a
+ * SCHED_IDLE task for milliseconds; spinning then would not help either.) */
+#define GAP_NS	      200000
+#define YIELD_NS      200000
+
+int lp_poll_time_set;
+uint64_t lp_wait_crowded_n;
+
+static struct lp_cpus cpus = {.cpu = -1};
+static int64_t mask_at = INT64_MIN, peers_at = INT64_MIN;
+static int peers_crowd;
+static int64_t crowded_until = INT64_MIN;
+static int64_t budget = SPIN_MAX_NS;
+
+static void read_mask(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	for (unsigned i = 0; i < sizeof cpus.set / sizeof *cpus.set; i++)
+		cpus.set[i] = 0;
+	cpus.n = 0;
+	if (sched_getaffinity(0, sizeof s, &s) < 0)
+		return; /* unknown: never crowded by the mask */
+	for (int c = 0; c < CPU_SETSIZE && c < LP_CPUS_MAX; c++)
+		if (CPU_ISSET(c, &s)) {
+			cpus.set[c / 64] |= 1ULL << (c % 64);
+			cpus.n++;
+		}
+}
+
+int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd)
+{
+	if (lp_poll_type == PvmPollConstant)
+		return -1;
+	if (lp_poll_time_set)
+		return lp_poll_time ? SPIN_MAX_NS : 0; /* the probes decide */
+	if (now < crowded_until) {
+		lp_wait_crowded_n++;
+		return 0;
+	}
+	if (crowd && now - peers_at >= PEERS_NS) {
+		if (now - mask_at >= MASK_NS) {
+			read_mask();
+			mask_at = now;
+		}
+		cpus.cpu = sched_getcpu(); /* (rseq: no system call) */
+		peers_crowd = cpus.n > 0 && crowd(&cpus);
+		peers_at = now;
+	}
+	if (peers_crowd) {
+		lp_wait_crowded_n++;
+		return 0;
+	}
+	return budget;
+}
+
+static void crowded(int64_t now)
+{
+	if (!lp_poll_time_set)
+		crowded_until = now + CROWD_HOLD_NS;
+}
+
+int lp_wait_gap(int64_t prev, int64_t now)
+{
+	if (now - prev < GAP_NS)
+		return 0;
+	crowded(now);
+	return 1;
+}
+
+int lp_wait_yielded(int64_t ns, int64_t now)
+{
+	if (ns < YIELD_NS)
+		return 0;
+	crowded(now);
+	return 1;
+}
+
+void lp_wait_done(int64_t ns, int64_t used, int slept)
+{
+	if (used <= 0 || lp_poll_time_set)
+		return; /* slept at once, or spun for ever: nothing learnt */
+	if (!slept) {
+		/* spin at least four times what waits found by spinning
+		 * took, so the usual one is always caught */
+		if (4 * ns > budget)
+			budget = 4 * ns < SPIN_MAX_NS ? 4 * ns : SPIN_MAX_NS;
+		return;
+	}
+	/* a spin that ran out: it was too short if the message came soon
+	 * after, wasted if it came much later */
+	if (ns <= 2 * budget)
+		budget = 2 * budget < SPIN_MAX_NS ? 2 * budget : SPIN_MAX_NS;
+	else
+		budget = budget / 2 > SPIN_MIN_NS ? budget / 2 : SPIN_MIN_NS;
+}
+
+int64_t lp_wait_cur_budget(void)
+{
+	return budget;
+}
