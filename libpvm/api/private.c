@@ -64,3 +64,9 @@ int lpvm_priv_err(const char *fn, int code)
 {
 	return lp_err(fn ? fn : "(null)", code);
 }
+
+void lpvm_priv_rx_stats(uint64_t *bytes, uint64_t *copied)
+{
+	*bytes = lp_rx_stats.bytes;
+	*copied = lp_rx_stats.copied;
+}

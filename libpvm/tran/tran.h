@@ -234,7 +234,7 @@ void lp_route_watch_fds(void);
 /* Single copy into a waiting pvm_precv, through the transport that
  * offers it (the highest-ranked one with post ops, see struct lp_tran):
  * lp_route_post_min is SIZE_MAX when none does now. */
-size_t lp_route_post_min(void);
+size_t lp_route_post_min(int src);
 int lp_route_post(int src, int tag, void *buf, size_t len);
 int lp_route_post_done(void);
 void lp_route_post_take(struct lp_posted *out);
@@ -287,6 +287,29 @@ struct lp_precv_target {
 	size_t len;
 };
 extern struct lp_precv_target lp_ptarget;
+
+/*
+ * A pvm_precv buffer that a socket transport fills over several
+ * lp_progress calls (a message read straight into it): set by the
+ * transport when the first frame arrives, while lp_ptarget offered buf.
+ * The pvm_precv then waits for that message whatever else arrives, and
+ * no other transport writes into buf.  done: complete (src, tag, len
+ * set; the order has moved past it).  buf NULL again: the message was
+ * lost (its connection closed), the wait goes on as before.
+ */
+struct lp_pclaim {
+	void *buf;
+	int done;
+	int src, tag;
+	size_t len;
+};
+extern struct lp_pclaim lp_pclaim;
+/* Whether a message with this first frame may be read straight into the
+ * offered pvm_precv buffer (lp_ptarget): it fits, it matches, it is the
+ * next in order, no claim is under way; then claims it and returns buf. */
+void *lp_pclaim_begin(const struct wire_hdr *h);
+/* The claimed message is complete (ok 1) or lost (ok 0). */
+void lp_pclaim_end(const struct wire_hdr *h, int ok);
 static inline int lp_precv_fits(int src, int tag, int ctx)
 {
 	return lp_ptarget.active &&

@@ -26,7 +26,6 @@
 #define YIELD_NS      200000
 
 int lp_poll_time_set;
-uint64_t lp_wait_crowded_n;
 
 static struct lp_cpus cpus = {.cpu = -1};
 static int64_t mask_at = INT64_MIN, peers_at = INT64_MIN;
@@ -56,10 +55,8 @@ int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd)
 		return -1;
 	if (lp_poll_time_set)
 		return lp_poll_time ? SPIN_MAX_NS : 0; /* the probes decide */
-	if (now < crowded_until) {
-		lp_wait_crowded_n++;
+	if (now < crowded_until)
 		return 0;
-	}
 	if (crowd && now - peers_at >= PEERS_NS) {
 		if (now - mask_at >= MASK_NS) {
 			read_mask();
@@ -69,11 +66,7 @@ int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd)
 		peers_crowd = cpus.n > 0 && crowd(&cpus);
 		peers_at = now;
 	}
-	if (peers_crowd) {
-		lp_wait_crowded_n++;
-		return 0;
-	}
-	return budget;
+	return peers_crowd ? 0 : budget;
 }
 
 static void crowded(int64_t now)
@@ -111,13 +104,8 @@ void lp_wait_done(int64_t ns, int64_t used, int slept)
 	}
 	/* a spin that ran out: it was too short if the message came soon
 	 * after, wasted if it came much later */
-	if (ns <= 2 * budget)
+	if (ns <= 2 * used)
 		budget = 2 * budget < SPIN_MAX_NS ? 2 * budget : SPIN_MAX_NS;
 	else
 		budget = budget / 2 > SPIN_MIN_NS ? budget / 2 : SPIN_MIN_NS;
-}
-
-int64_t lp_wait_cur_budget(void)
-{
-	return budget;
 }

@@ -34,9 +34,4 @@ void lp_wait_done(int64_t ns, int64_t used, int slept);
 /* The program set PvmPollTime (options.c): the budget is its probes. */
 extern int lp_poll_time_set;
 
-/* Statistics for tests and docs (PVM_STATS): waits that slept at once
- * because the CPUs were crowded, and the current budget. */
-extern uint64_t lp_wait_crowded_n;
-int64_t lp_wait_cur_budget(void);
-
 #endif /* LPVM_TRAN_WAITPOL_H */
