@@ -65,9 +65,12 @@ bench-spawn: bench/spawn$(EXEEXT) pvmd/pvmd$(EXEEXT)
 # Issue 7, two hosts: "make bench-hosts" runs pingpong with its partner on
 # another host (test/hosts.bash: network namespaces, needs root), ours
 # against the reference, through the pvmds and direct (bench/run-hosts.sh).
-EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk
+# bench/rawtcp is the floor: a plain TCP ping-pong, blocking and polling.
+noinst_PROGRAMS += bench/rawtcp
+bench_rawtcp_SOURCES = bench/rawtcp.c bench/timing.h
+EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk bench/hosts-floor.awk
 .PHONY: bench-hosts
-bench-hosts: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
+bench-hosts: bench/pingpong$(EXEEXT) bench/rawtcp$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-hosts.sh $(abs_top_builddir)
 
 # Two builds of ours, before and after a change, in one interleaved run
