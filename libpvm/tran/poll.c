@@ -114,7 +114,8 @@ static int poll_fds(const struct timespec *timeout)
  * lesson: a syscall per probe would slow the fast path), and always when
  * going to sleep.  PvmPollConstant spins for ever; PvmPollSleep spins
  * for the wait policy's budget (waitpol.h: none when our CPUs are
- * crowded, else what recent waits cost, at most PvmPollTime probes),
+ * crowded, else what recent waits cost; PvmPollTime probes when the
+ * program set it),
  * then announces that it sleeps (sleep_begin) and blocks in ppoll on the
  * sockets and the transports' wake-up descriptors.
  *
@@ -203,11 +204,11 @@ static int sleep_begin(int64_t *cap)
 }
 
 /* The wait policy's question to the spinning transports. */
-static int crowd(const struct lp_cpus *c)
+static int crowd(const struct lp_cpus *c, int64_t now)
 {
 	for (int i = 0; i < spin_n; i++)
 		if (spin_v[i]->crowded && spin_v[i]->active() &&
-		    spin_v[i]->crowded(c))
+		    spin_v[i]->crowded(c, now))
 			return 1;
 	return 0;
 }
@@ -266,7 +267,7 @@ static int sock_spin(const struct timespec *timeout, int64_t start)
 		if (now - last_yield >= YIELD_NS) {
 			sched_yield();
 			last = last_yield = mono_ns();
-			if (lp_wait_yielded(last_yield - now, last_yield))
+			if (lp_wait_yielded(last_yield - now))
 				break;
 		}
 		if (now >= deadline)
@@ -318,6 +319,7 @@ static int spin_progress(const struct timespec *timeout)
 	long probes = 0;
 	int64_t last_yield = start, last = start;
 	int shared = 0; /* the scheduler gave our CPU to another task */
+	/* (probes counted as the program's PvmPollTime asks) */
 	/* No sender has a ring in our inbox and nothing of ours waits for
 	 * room: what comes next can only come by a socket (a task of another
 	 * host), or from a new local sender, which wakes us.  Spinning would
@@ -343,7 +345,7 @@ static int spin_progress(const struct timespec *timeout)
 			 * than cores) gets it now and then */
 			sched_yield();
 			last = last_yield = mono_ns();
-			shared |= lp_wait_yielded(last_yield - now, last_yield);
+			shared |= lp_wait_yielded(last_yield - now);
 		}
 		if (now - last_sock >= SOCK_NS) {
 			last_sock = now;

@@ -105,9 +105,10 @@ struct lp_tran {
 	/* pvm_getfds: the program waits on our descriptors itself, so the
 	 * transport must wake a descriptor for every arrival from now on. */
 	void (*watch_fds)(void);
-	/* Whether our peers crowd the CPUs of c (1: sleep at once instead
-	 * of spinning; waitpol.h); the transport may publish c->cpu as ours. */
-	int (*crowded)(const struct lp_cpus *c);
+	/* Whether our peers crowd the CPUs of c at time now (1: sleep at
+	 * once instead of spinning; waitpol.h); the transport may publish
+	 * c->cpu as ours.  Asked at every wait that would spin: cheap. */
+	int (*crowded)(const struct lp_cpus *c, int64_t now);
 
 	/* ---- single copy into a waiting pvm_precv (optional) ---- */
 	/* Smallest buffer worth posting now; SIZE_MAX: none. */

@@ -480,15 +480,25 @@ static void shm_fini(void)
 
 /* The wait policy (tran/waitpol.h): publishes the CPU we wait on, and
  * says whether the peers we send to crowd our CPUs: one of them last
- * waited on our only CPU, or more of them are awake on our CPUs than
- * there are CPUs (a sleeping peer does not run until we wake it). */
-static int shm_crowded(const struct lp_cpus *c)
+ * waited on our only CPU, or one that is awake on the CPU we run on (the
+ * scheduler puts a woken partner beside its waker), or more of them are
+ * awake on our CPUs than there are CPUs (a sleeping peer does not run
+ * until we wake it).  With many peers the answer is kept CROWD_NS. */
+#define CROWD_FEW 16
+#define CROWD_NS  1000000
+static int shm_crowded(const struct lp_cpus *c, int64_t now)
 {
+	static int64_t at;
+	static int last = -1; /* -1: not asked yet */
 	if (c->cpu >= 0 &&
 	    atomic_load_explicit(&lp_shm.hdr->cpu, memory_order_relaxed) !=
 		    c->cpu + 1)
 		atomic_store_explicit(&lp_shm.hdr->cpu, c->cpu + 1,
 				      memory_order_relaxed);
+	if (last >= 0 && peers.count > CROWD_FEW && now - at < CROWD_NS)
+		return last;
+	at = now;
+	last = 1;
 	int awake = 1; /* we are */
 	for (size_t i = 0; i < peers.cap; i++) {
 		struct shm_peer *sp = idhash_at(&peers, i);
@@ -501,12 +511,13 @@ static int shm_crowded(const struct lp_cpus *c)
 			continue;
 		if (c->n == 1)
 			return 1;
-		if (!atomic_load_explicit(&sp->hdr->sleeping,
-					  memory_order_relaxed) &&
-		    ++awake > c->n)
+		if (atomic_load_explicit(&sp->hdr->sleeping,
+					 memory_order_relaxed))
+			continue;
+		if (pc == c->cpu || ++awake > c->n)
 			return 1;
 	}
-	return 0;
+	return last = 0;
 }
 
 static int shm_active(void)
