@@ -43,12 +43,17 @@ bench-xdr: bench/xdr$(EXEEXT) pvmd/pvmd$(EXEEXT)
 # (bench/run-local.sh, see bench/README.md).  The MPI twin of pingpong,
 # bench/pingpong_mpi.c, is built by that script with mpicc.openmpi and
 # mpicc.mpich when they are installed, never by "make": CI needs no MPI.
+noinst_PROGRAMS += bench/alltoall
+bench_alltoall_SOURCES = bench/alltoall.c bench/timing.h
+bench_alltoall_LDADD = libpvm/libpvm3.la
+bench_alltoall_LDFLAGS = -no-install
 noinst_PROGRAMS += bench/memcpy
 bench_memcpy_SOURCES = bench/memcpy.c bench/timing.h
-EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/pingpong_mpi.c \
+EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/local-cores.awk \
+	bench/pingpong_mpi.c \
 	bench/RESULTS.md
 .PHONY: bench-local
-bench-local: bench/pingpong$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
+bench-local: bench/pingpong$(EXEEXT) bench/alltoall$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-local.sh $(abs_top_builddir)
 
 # spawn: N tasks started in one pvm_spawn, each replying once, against the
