@@ -6,10 +6,9 @@
  *   alltoall [-N tasks] [-z bytes,...] [-t secs] [-n maxreps] [-r route] [-q]
  *
  * The master spawns N-1 copies of itself by absolute path (each runs with
- * its own library) and tells them the others' tids.  One exchange: every
- * task pvm_psends `size` bytes to each other task (in the order i+1, i+2
- * ... so that not all write to one task at once), then pvm_precvs one
- * message from each (i-1, i-2 ...) and checks its first and last byte.
+ * its own library) and tells them the others' tids.  One exchange: N-1
+ * steps; in step k every task pvm_psends `size` bytes to task i+k and
+ * pvm_precvs them from task i-k, checking the first and last byte.
  * Before each size, untimed exchanges warm up; then each exchange is
  * timed separately by the master until the budget is spent (at least 5,
  * at most maxreps).  Output in pingpong's format: route "a2aN", method
@@ -45,19 +44,20 @@ static void die(const char *what, int code)
 static int n, me, tids[MAXN];
 static char *out, *in;
 
-/* One exchange of size bytes; returns 0, or -1 when a message is wrong. */
+/* One exchange of size bytes: in step k each task sends to the k-th
+ * after it and receives from the k-th before it (a send-all-first
+ * exchange hung the reference at 64 KiB with 8 tasks: its psend blocks
+ * while the socket is full).  Returns 0, or -1 when a message is wrong. */
 static int exchange(int size, int seq)
 {
-	int cc;
+	int cc, bad = 0;
 	out[0] = (char)seq;
 	out[size - 1] = (char)(seq + me);
-	for (int k = 1; k < n; k++)
+	for (int k = 1; k < n; k++) {
+		int from = (me - k + n) % n, len = -1;
 		if ((cc = pvm_psend(tids[(me + k) % n], TAG_DATA, out, size,
 				    PVM_BYTE)) < 0)
 			die("pvm_psend", cc);
-	int bad = 0;
-	for (int k = 1; k < n; k++) {
-		int from = (me - k + n) % n, len = -1;
 		if ((cc = pvm_precv(tids[from], TAG_DATA, in, size, PVM_BYTE,
 				    NULL, NULL, &len)) < 0)
 			die("pvm_precv", cc);

@@ -95,6 +95,7 @@ mpich_run=(mpirun.mpich -np 2)
 . "$(dirname "$0")/vms.sh"
 ref1_started=
 cleanup() {
+	set +e # (halt kills the console: a failure here must not end the cleanup)
 	if [ -n "$ref1_started" ]; then
 		(echo halt | "${ref1_env[@]}" timeout 10 "$ref_pvm") >/dev/null 2>&1
 		for p in $(pgrep -x pvmd); do
@@ -203,7 +204,7 @@ cores_run() {
 		-z 8,65536,1048576 2>>"$work/$sys.err" | sed 's/^[^ ]*/1core/' >>"$f" ||
 		{ cat "$work/$sys.err" >&2; fail "$sys one-core pingpong failed"; }
 	for n in 4 8; do
-		timeout 300 "${!e2}" "$a2a" -N "$n" -q -t "$secs" -n "$maxreps" \
+		timeout 120 "${!e2}" "$a2a" -N "$n" -q -t "$secs" -n "$maxreps" \
 			-r "$route" -z 8,65536 >>"$f" 2>>"$work/$sys.err" ||
 			{ cat "$work/$sys.err" >&2; fail "$sys alltoall -N $n failed"; }
 	done
