@@ -24,6 +24,10 @@ typedef int (*lp_wait_crowd_fn)(const struct lp_cpus *c, int64_t now);
 /* A spin budget in ns for a wait starting at `now`: 0 sleeps at once, -1
  * spins until the message comes (PvmPollConstant). */
 int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd);
+/* The budget of a wait that polls sockets (at most max): none while
+ * other tasks keep this one waiting for a CPU (more than 5% of the last
+ * 10 ms runnable but not running), else as lp_wait_budget's. */
+int64_t lp_wait_sock_budget(int64_t now, int64_t max);
 /* While spinning: the clock read before (`prev`) and now.  1: a gap,
  * another task had our CPU (stop spinning). */
 int lp_wait_gap(int64_t prev, int64_t now);
