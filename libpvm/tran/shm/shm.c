@@ -498,7 +498,7 @@ static int shm_crowded(const struct lp_cpus *c, int64_t now)
 	if (last >= 0 && peers.count > CROWD_FEW && now - at < CROWD_NS)
 		return last;
 	at = now;
-	last = 1;
+	last = lp_shm.crowded = 1;
 	int awake = 1; /* we are */
 	for (size_t i = 0; i < peers.cap; i++) {
 		struct shm_peer *sp = idhash_at(&peers, i);
@@ -517,7 +517,7 @@ static int shm_crowded(const struct lp_cpus *c, int64_t now)
 		if (pc == c->cpu || ++awake > c->n)
 			return 1;
 	}
-	return last = 0;
+	return last = lp_shm.crowded = 0;
 }
 
 static int shm_active(void)
