@@ -43,12 +43,17 @@ bench-xdr: bench/xdr$(EXEEXT) pvmd/pvmd$(EXEEXT)
 # (bench/run-local.sh, see bench/README.md).  The MPI twin of pingpong,
 # bench/pingpong_mpi.c, is built by that script with mpicc.openmpi and
 # mpicc.mpich when they are installed, never by "make": CI needs no MPI.
+noinst_PROGRAMS += bench/alltoall
+bench_alltoall_SOURCES = bench/alltoall.c bench/timing.h
+bench_alltoall_LDADD = libpvm/libpvm3.la
+bench_alltoall_LDFLAGS = -no-install
 noinst_PROGRAMS += bench/memcpy
 bench_memcpy_SOURCES = bench/memcpy.c bench/timing.h
-EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/pingpong_mpi.c \
+EXTRA_DIST += bench/run-local.sh bench/local-table.awk bench/local-cores.awk \
+	bench/pingpong_mpi.c \
 	bench/RESULTS.md
 .PHONY: bench-local
-bench-local: bench/pingpong$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
+bench-local: bench/pingpong$(EXEEXT) bench/alltoall$(EXEEXT) bench/memcpy$(EXEEXT) pvmd/pvmd$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-local.sh $(abs_top_builddir)
 
 # spawn: N tasks started in one pvm_spawn, each replying once, against the
@@ -65,9 +70,12 @@ bench-spawn: bench/spawn$(EXEEXT) pvmd/pvmd$(EXEEXT)
 # Issue 7, two hosts: "make bench-hosts" runs pingpong with its partner on
 # another host (test/hosts.bash: network namespaces, needs root), ours
 # against the reference, through the pvmds and direct (bench/run-hosts.sh).
-EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk
+# bench/rawtcp is the floor: a plain TCP ping-pong, blocking and polling.
+noinst_PROGRAMS += bench/rawtcp
+bench_rawtcp_SOURCES = bench/rawtcp.c bench/timing.h
+EXTRA_DIST += bench/run-hosts.sh bench/hosts-table.awk bench/hosts-floor.awk
 .PHONY: bench-hosts
-bench-hosts: bench/pingpong$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
+bench-hosts: bench/pingpong$(EXEEXT) bench/rawtcp$(EXEEXT) pvmd/pvmd$(EXEEXT) console/pvm$(EXEEXT)
 	$(SHELL) $(abs_top_srcdir)/bench/run-hosts.sh $(abs_top_builddir)
 
 # Two builds of ours, before and after a change, in one interleaved run

@@ -22,6 +22,13 @@
 # over BENCH_ROUNDS rounds of each round's median half round trip, and the
 # target of issue 7: ours at least the reference's speed on both routes.
 #
+# The floors of issue 27 run in every round too, before or after the PVM
+# runs (alternating): bench/rawtcp between h1 and h2, blocking and
+# polling, and Open MPI's pingpong_mpi over its TCP BTL when mpicc.openmpi
+# is installed (rank 0 on h1, rank 1 on h2, started over ssh with
+# --bind-to none --mca btl self,tcp).  A second table (hosts-floor.awk)
+# puts them beside ours and the reference, with issue 27's targets.
+#
 # Environment: BENCH_ROUNDS   rounds (default 3)
 #              BENCH_SECS     time budget per cell, system and round (default 0.2 s)
 #              BENCH_MAXREPS  cap on timed round trips per cell (default 3000)
@@ -36,6 +43,7 @@ builddir=$(cd "${1:-.}" && pwd)
 ours_bin=$builddir/bench/pingpong
 ours_pvmd=$builddir/pvmd/pvmd
 ours_console=$builddir/console/pvm
+rawtcp_bin=$builddir/bench/rawtcp
 ref_pvm=/usr/bin/pvm
 ref_pvmd=/usr/lib/pvm3/lib/pvmd
 ref_libdir=/usr/lib/x86_64-linux-gnu
@@ -50,6 +58,7 @@ fail() { echo "run-hosts: $*" >&2; exit 1; }
 [ -x "$ours_bin" ] || fail "$ours_bin not built (run make first)"
 [ -x "$ours_pvmd" ] || fail "$ours_pvmd not built (run make first)"
 [ -x "$ours_console" ] || fail "$ours_console not built (run make first)"
+[ -x "$rawtcp_bin" ] || fail "$rawtcp_bin not built (run make first)"
 [ -x "$ref_pvm" ] && [ -x "$ref_pvmd" ] && [ -e /usr/include/pvm3.h ] &&
 	[ -e "$ref_libdir/libpvm3.so" ] ||
 	fail "the reference is missing: apt-get install pvm pvm-dev"
@@ -99,6 +108,15 @@ trap 'exit 130' INT TERM
 ref_bin=$work/pingpong-ref
 ref_build "$ref_bin" "$srcdir/pingpong.c" -lpvm3
 check_libpvm3 "$ours_bin" "$ref_bin"
+mpi_bin=
+if command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null; then
+	mpi_bin=$work/pingpong_mpi
+	mpicc.openmpi -std=gnu11 -O2 -o "$mpi_bin" "$srcdir/pingpong_mpi.c" ||
+		fail "cannot build pingpong_mpi.c with mpicc.openmpi"
+else
+	echo "run-hosts: Open MPI is not installed (apt-get install openmpi-bin" \
+		"libopenmpi-dev): its row is left out" >&2
+fi
 
 # --- the hosts and the two virtual machines --------------------------------
 hosts_started=1
@@ -163,8 +181,40 @@ run() { # system route
 }
 ours_run=("${ours_env[@]}" "${ours_extra[@]}")
 [ ${#ours_extra[@]} -eq 0 ] || echo "ours runs with: ${ours_extra[*]}"
-: >"$work/ours.txt"; : >"$work/ref.txt"
-interleave "$rounds" "$methods"
+# floors: raw TCP, blocking and polling (the echo side on h2), Open MPI
+h2_addr=$(host_addr 2)
+rawtcp_run() { # -p or nothing
+	local port=$((20000 + RANDOM % 20000))
+	on_host_bg 2 "$rawtcp_bin" -s "$port" $1 >"$work/rawtcp-srv.out" 2>&1
+	local srv=$HOSTS_BG_PID n=0
+	until grep -q listening "$work/rawtcp-srv.out" 2>/dev/null; do
+		((n++ < 100)) || fail "rawtcp: the echo side on h2 did not start"
+		sleep 0.05
+	done
+	on_host 1 timeout 300 "$rawtcp_bin" -c "$h2_addr:$port" $1 -q -t "$secs" \
+		-n "$maxreps" -z "$sizes" >>"$work/floor.txt" 2>>"$work/floor.err" ||
+		{ cat "$work/floor.err" >&2; fail "rawtcp $1 failed"; }
+	wait "$srv" 2>/dev/null || true
+}
+mpi_run() {
+	[ -n "$mpi_bin" ] || return 0
+	on_host 1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		timeout 300 mpirun.openmpi --allow-run-as-root -np 2 --host h1,h2 \
+		--bind-to none --mca pml ob1 --mca btl self,tcp \
+		--mca plm_rsh_agent "$PVM_RSH" \
+		--mca btl_tcp_if_include "$HOSTS_NET.0/24" \
+		--mca oob_tcp_if_include "$HOSTS_NET.0/24" \
+		"$mpi_bin" -q -t "$secs" -n "$maxreps" -z "$sizes" </dev/null \
+		>>"$work/floor.txt" 2>>"$work/floor.err" ||
+		{ cat "$work/floor.err" >&2; fail "Open MPI pingpong_mpi failed"; }
+}
+floors() { rawtcp_run ""; rawtcp_run -p; mpi_run; }
+: >"$work/ours.txt"; : >"$work/ref.txt"; : >"$work/floor.txt"
+for round in $(seq "$rounds"); do
+	[ $((round % 2)) = 1 ] && floors
+	interleave 1 "$methods" "$round"
+	[ $((round % 2)) = 0 ] && floors
+done
 
 for sys in ours ref; do # what the programs said on stderr (e.g. a route refused)
 	[ -s "$work/$sys.err" ] && { echo "$sys pingpong's stderr:"; sort "$work/$sys.err" | uniq -c; }
@@ -172,3 +222,7 @@ done
 echo "medians; latency = half round trip; MB/s = 10^6 bytes/s;" \
 	"ours/ref = our speed / the reference's = ref time / our time (>= 1: target met)"
 awk -f "$srcdir/stats.awk" -f "$srcdir/hosts-table.awk" "$work/ours.txt" "$work/ref.txt"
+echo
+echo "issue 27: the floors and psend (latency us at 8 B and 1 KiB, MB/s from 64 KiB)"
+awk -f "$srcdir/stats.awk" -f "$srcdir/hosts-floor.awk" "$work/ours.txt" "$work/ref.txt" \
+	"$work/floor.txt"

@@ -80,11 +80,13 @@ check_libpvm3() {
 # interleave ROUNDS METHODS: calls the script's `run SYSTEM ROUTE METHOD`
 # for both routes (pvmd, direct) and each of the comma-separated METHODS,
 # ours and the reference in turn, alternating which goes first so that a
-# change in background load hits both alike; ROUNDS times.
+# change in background load hits both alike; ROUNDS times, numbered from
+# FIRST (default 1: a caller may run one round at a time).
 interleave() {
-	local rounds=$1 methods=$2 turn=0 start round route method
+	local rounds=$1 methods=$2 first=${3:-1} turn start round route method
 	start=$(date +%s)
-	for round in $(seq "$rounds"); do
+	turn=$(((first - 1) * 2 * $(echo "$methods" | tr ',' ' ' | wc -w)))
+	for round in $(seq "$first" $((first + rounds - 1))); do
 		for route in pvmd direct; do
 			for method in ${methods//,/ }; do
 				if [ $((turn % 2)) = 0 ]; then run ours $route $method; run ref $route $method

@@ -57,6 +57,15 @@ unsigned lpvm_priv_gs_epoch(void);
  */
 int lpvm_priv_progress(void);
 
+/*
+ * Receive statistics of the socket routes (direct and pvmd; docs/stats.md):
+ * body bytes of ordinary messages received so far, and the bytes written
+ * into memory on their way to where the program reads them (the message
+ * buffer of pvm_recv, the buffer of pvm_precv).  copied == bytes: one copy
+ * per received byte.  The tests read it; it costs two additions a read.
+ */
+void lpvm_priv_rx_stats(uint64_t *bytes, uint64_t *copied);
+
 /* Size of one item of a datatype of pvm_reduce, pvm_psend... (PVM_BYTE,
  * PVM_INT...; PVM_STR: 1), 0 for none. */
 size_t lpvm_priv_dtype_size(int datatype);

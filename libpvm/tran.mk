@@ -3,6 +3,7 @@
 # message layer (libpvm/msg).
 lpvm_tran_sources += \
 	libpvm/tran/poll.h libpvm/tran/poll.c \
+	libpvm/tran/waitpol.h libpvm/tran/waitpol.c \
 	libpvm/tran/conn.h libpvm/tran/conn.c libpvm/tran/conn_out.c \
 	libpvm/tran/tran.h libpvm/tran/route.c common/idhash.c \
 	libpvm/tran/enroll.c libpvm/tran/pvmd_link.c \
@@ -18,7 +19,8 @@ include libpvm/tran/shm/local.mk
 check_PROGRAMS += libpvm/tran/conn_test
 libpvm_tran_conn_test_SOURCES = libpvm/tran/conn_test.c \
 	libpvm/tran/conn.c libpvm/tran/conn_out.c libpvm/tran/conn.h \
-	libpvm/tran/poll.c libpvm/tran/poll.h libpvm/pack/buf.c libpvm/pack/buf.h \
+	libpvm/tran/poll.c libpvm/tran/poll.h libpvm/tran/waitpol.c \
+	libpvm/tran/waitpol.h libpvm/pack/buf.c libpvm/pack/buf.h \
 	libpvm/error.c test/unit/tap.h test/unit/rnd.h
 libpvm_tran_conn_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
 libpvm_tran_conn_test_LDADD = proto/libwire.la

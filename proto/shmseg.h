@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define SHMSEG_MAGIC   0x314d48534d565050ULL /* "PPVMSHM1" */
-#define SHMSEG_VERSION 7
+#define SHMSEG_VERSION 8
 #define SHMSEG_LINE    64
 #define SHMSEG_MAXSLOT 1024
 
@@ -89,7 +89,10 @@ struct shmseg_hdr {
 	/* line 1: flags read by senders */
 	_Atomic int32_t dead;	  /* set by the pvmd when the owner is gone */
 	_Atomic int32_t sleeping; /* the owner may block: wake it */
-	uint8_t pad1[SHMSEG_LINE - 8];
+	/* the CPU the owner last waited on, + 1 (0: unknown); written only
+	 * when it changes, read by the peers' wait policy (waitpol.h) */
+	_Atomic int32_t cpu;
+	uint8_t pad1[SHMSEG_LINE - 12];
 	/* line 2: posted receive: the owner waits in pvm_precv for a message
 	 * of up to pr_len bytes at pr_addr in its memory.  pr_state is
 	 * (generation << 8 | SHMSEG_PR_*): the generation changes with every

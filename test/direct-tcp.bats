@@ -49,6 +49,11 @@ serve_ok() {
 	[[ "$output" == *"TCP connections: ours 2, the child's 2"* ]]
 }
 
+@test "one copy per received byte over TCP: 64 KiB, 1 MiB, 16 MiB by precv and recv" {
+	TMO=120 prog_ok pt_tcp copies
+	printf '%s\n' "$output" | grep 'copies per byte' | sed 's/^/# /' >&3
+}
+
 @test "order kept when the route switches from the pvmd to TCP mid-stream" {
 	TMO=60 prog_ok pt_tcp switch 2000
 	[[ "$output" == *"child counted 2000, first disorder at -1"* ]]

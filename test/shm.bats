@@ -153,6 +153,13 @@ spawn_deaf() {
 	prog_ok pt_shm cpu
 }
 
+@test "two tasks on one CPU: the waiting side sleeps instead of spinning" {
+	# both pinned to one CPU, the child computing 100 us a message; the
+	# receiver's CPU time while it waits stays under a tenth of the wait
+	prog_ok pt_shm oversub 2000
+	printf '%s\n' "$output" | grep '^waiting' | sed 's/^/# /' >&3
+}
+
 @test "a task that ignores SIGTERM is SIGKILLed at halt, and no inbox stays" {
 	local pid
 	pid=$(spawn_deaf noterm)

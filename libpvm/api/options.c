@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "tran/poll.h"
+#include "tran/waitpol.h"
 
 /* Range the reference accepts for PvmFragSize. */
 #define FRAG_MIN 52
@@ -190,6 +191,8 @@ int pvm_setopt(int what, int val)
 
 	int old = *p;
 	*p = val;
+	if (what == PvmPollTime)
+		lp_poll_time_set = 1; /* the program's budget, not ours */
 	/* Our own destination is also our children's (man 3 pvm_setopt). */
 	switch (what) {
 	case PvmSelfOutputTid:

@@ -120,3 +120,9 @@ int lpvm_priv_spawnpath(char *buf, size_t size)
 	free(mem);
 	return st < 0 ? st : n;
 }
+
+void lpvm_priv_rx_stats(uint64_t *bytes, uint64_t *copied)
+{
+	*bytes = lp_rx_stats.bytes;
+	*copied = lp_rx_stats.copied;
+}

@@ -44,6 +44,7 @@ struct lp_buf {
 	int src, dst, tag, ctx, wid, crc;
 	uint32_t seq;
 	int received; /* 1 for a message that arrived */
+	int sock;     /* it arrived on a socket (receive statistics) */
 	int inqueue;  /* 1 while msg/ keeps it in the receive queue: the
 		       * program's pvm_* buffer calls then see no such id */
 

@@ -20,8 +20,11 @@
 #define RBUF_SIZE	(256u << 10)
 /* Read at most this much per call so one busy peer cannot starve others. */
 #define READ_BUDGET	(16u << 20)
-/* Payload remainders at least this large are read straight into place. */
-#define DIRECT_READ_MIN (64u << 10)
+/* Payload remainders at least this large are read straight into place
+ * (a system call costs about what a memcpy of this size does); after a
+ * message this large the next header is read alone (conn->big). */
+#define DIRECT_READ_MIN (32u << 10)
+#define SMALL_READ	DIRECT_READ_MIN
 /* Send buffer asked for on every connection (see lp_conn_new). */
 #define SNDBUF_WANT	(1 << 20)
 
@@ -32,9 +35,12 @@ struct lp_asm {
 	uint64_t got;
 	struct lp_buf *buf; /* ordinary message */
 	uint8_t *ctl;	    /* control message */
+	uint8_t *dst;	    /* where the body goes: buf's, ctl, or claimed */
+	int claimed;	    /* dst is the owner's (lp_conn_claim_fn) */
 };
 
 static struct lp_conn *zombies;
+struct lp_rx_stats lp_rx_stats;
 
 void lp_conn_free_output(struct lp_conn *c); /* conn_out.c */
 
@@ -97,8 +103,10 @@ void lp_mem_hint(void *p, size_t len)
 		madvise((void *)a, e - a, MADV_HUGEPAGE); /* only a hint */
 }
 
-static void asm_free(struct lp_asm *a)
+static void asm_free(struct lp_conn *c, struct lp_asm *a)
 {
+	if (a->claimed && c->claimed)
+		c->claimed(c, &a->h, 0);
 	if (a->buf)
 		lp_buf_free(a->buf);
 	free(a->ctl);
@@ -116,7 +124,7 @@ void lp_conn_close(struct lp_conn *c)
 	while (c->asms) {
 		struct lp_asm *a = c->asms;
 		c->asms = a->next;
-		asm_free(a);
+		asm_free(c, a);
 	}
 	c->cur_asm = NULL;
 	lp_conn_free_output(c);
@@ -160,6 +168,8 @@ static int frame_begin(struct lp_conn *c)
 			return -1;
 		a->h = *h;
 		a->frag = h->len;
+		if (!(h->flags & WIRE_F_CTRL))
+			c->big = h->total >= DIRECT_READ_MIN;
 		if (h->flags & WIRE_F_CTRL) {
 			/* total == len <= WIRE_MAX_CTRL (wire_hdr_decode) */
 			a->ctl = malloc(h->total ? h->total : 1);
@@ -167,6 +177,10 @@ static int frame_begin(struct lp_conn *c)
 				free(a);
 				return -1;
 			}
+			a->dst = a->ctl;
+		} else if (c->claim && h->total > 0 &&
+			   (a->dst = c->claim(c, h)) != NULL) {
+			a->claimed = 1; /* straight into a pvm_precv's buffer */
 		} else {
 			a->buf = lp_buf_new(PvmDataRaw);
 			if (!a->buf || h->total > (uint64_t)(SIZE_MAX / 2) ||
@@ -179,6 +193,8 @@ static int frame_begin(struct lp_conn *c)
 			lp_mem_hint(a->buf->data, (size_t)h->total);
 			lp_buf_set_wire_enc(a->buf, h->enc);
 			a->buf->inqueue = 1; /* not the program's yet */
+			a->buf->sock = 1;    /* (lp_rx_stats) */
+			a->dst = a->buf->data;
 		}
 		a->next = c->asms;
 		c->asms = a;
@@ -196,7 +212,7 @@ static int frame_begin(struct lp_conn *c)
 
 static uint8_t *asm_dest(struct lp_asm *a)
 {
-	return (a->buf ? a->buf->data : a->ctl) + a->got;
+	return a->dst + a->got;
 }
 
 /* The current frame's payload is complete.  Returns -1 on a protocol error
@@ -216,6 +232,12 @@ static int frame_end(struct lp_conn *c)
 		pp = &(*pp)->next;
 	*pp = a->next;
 
+	if (a->claimed) {
+		struct wire_hdr h = a->h;
+		free(a);
+		c->claimed(c, &h, 1);
+		return c->dead ? -1 : 0;
+	}
 	struct lp_inmsg m = {.h = a->h,
 			     .buf = a->buf,
 			     .ctl = a->ctl,
@@ -238,13 +260,19 @@ static int frame_end(struct lp_conn *c)
 	return c->dead ? -1 : 0;
 }
 
-static void add_got(struct lp_conn *c, size_t n)
+/* n payload bytes of the current frame are in place; copies: how many
+ * times each was written on the way (lp_rx_stats). */
+static void add_got(struct lp_conn *c, size_t n, int copies)
 {
 	struct lp_asm *a = c->cur_asm;
 	a->got += n;
 	if (a->buf)
 		a->buf->len = (size_t)a->got;
 	c->pgot += (uint32_t)n;
+	if (!a->ctl) {
+		lp_rx_stats.bytes += n;
+		lp_rx_stats.copied += (uint64_t)copies * n;
+	}
 }
 
 /* Consumes bytes from rbuf.  Returns -1 on a protocol error. */
@@ -270,7 +298,7 @@ static int parse(struct lp_conn *c)
 				n = c->rlen - c->rpos;
 			memcpy(asm_dest(c->cur_asm), c->rbuf + c->rpos, n);
 			c->rpos += n;
-			add_got(c, n);
+			add_got(c, n, 2); /* into rbuf, then out */
 		}
 		if (c->cur_asm && c->pgot == c->cur.len && frame_end(c) < 0)
 			return -1;
@@ -289,14 +317,15 @@ static int parse(struct lp_conn *c)
  * payload are capped at RBUF_SIZE for that.  Returns the bytes read (> 0),
  * 0 at end of file, -1 with errno set, or -2 on a protocol error.
  */
-#define SCATTER_MIN (64u << 10) /* message bytes left to read this way */
+#define SCATTER_MIN DIRECT_READ_MIN /* message bytes left to read this way */
 #define SCATTER_IOV 256
 
 static int can_scatter(const struct lp_conn *c)
 {
 	const struct lp_asm *a = c->cur_asm;
-	return c->rpos == c->rlen && a && a->buf && a->frag > 0 &&
-	       a->h.total - a->got >= SCATTER_MIN;
+	/* (the tail of a large message too: whatever is left) */
+	return c->rpos == c->rlen && a && !a->ctl && a->frag > 0 &&
+	       a->h.total >= SCATTER_MIN;
 }
 
 static ssize_t scatter_read(struct lp_conn *c)
@@ -317,7 +346,7 @@ static ssize_t scatter_read(struct lp_conn *c)
 		flen[nh] = left < a->frag ? (uint32_t)left : a->frag;
 		iov[n].iov_base = hdrs[nh];
 		iov[n++].iov_len = WIRE_HDR_SIZE;
-		iov[n].iov_base = a->buf->data + pos;
+		iov[n].iov_base = a->dst + pos;
 		iov[n++].iov_len = flen[nh];
 		pos += flen[nh];
 		after += WIRE_HDR_SIZE + flen[nh++];
@@ -328,7 +357,7 @@ static ssize_t scatter_read(struct lp_conn *c)
 
 	size_t left = (size_t)r,
 	       t = iov[0].iov_len < left ? iov[0].iov_len : left;
-	add_got(c, t);
+	add_got(c, t, 1);
 	left -= t;
 	if (c->pgot == c->cur.len && frame_end(c) < 0)
 		return -2;
@@ -361,7 +390,7 @@ static ssize_t scatter_read(struct lp_conn *c)
 			return parse(c) < 0 ? -2 : r;
 		}
 		t = flen[k] < left ? flen[k] : left;
-		add_got(c, t);
+		add_got(c, t, 1);
 		left -= t;
 		if (c->pgot == c->cur.len && frame_end(c) < 0)
 			return -2;
@@ -385,12 +414,13 @@ int lp_conn_input(struct lp_conn *c)
 				continue;
 			}
 		} else if (c->rpos == c->rlen && c->cur_asm &&
-			   c->cur.len - c->pgot >= DIRECT_READ_MIN) {
+			   !c->cur_asm->ctl && c->cur.len > c->pgot &&
+			   c->cur_asm->h.total >= DIRECT_READ_MIN) {
 			/* big remainder of a frame: read it in place */
 			n = read(c->fd, asm_dest(c->cur_asm),
 				 c->cur.len - c->pgot);
 			if (n > 0) {
-				add_got(c, (size_t)n);
+				add_got(c, (size_t)n, 1);
 				budget -=
 					(size_t)n < budget ? (size_t)n : budget;
 				if (c->pgot == c->cur.len && frame_end(c) < 0)
@@ -400,14 +430,23 @@ int lp_conn_input(struct lp_conn *c)
 		} else {
 			if (c->rpos == c->rlen)
 				c->rpos = c->rlen = 0;
-			n = read(c->fd, c->rbuf + c->rlen, RBUF_SIZE - c->rlen);
+			/* After a large message, its successor's header alone:
+			 * what follows it may go straight into place.  Else at
+			 * most SMALL_READ: a large message behind small ones
+			 * then has at most that much of it copied twice. */
+			int hdr = c->big && !c->cur_asm && c->rlen == 0;
+			size_t want = hdr ? WIRE_HDR_SIZE - c->hgot
+					  : RBUF_SIZE - c->rlen;
+			if (!hdr && want > SMALL_READ)
+				want = SMALL_READ;
+			n = read(c->fd, c->rbuf + c->rlen, want);
 			if (n > 0) {
 				c->rlen += (size_t)n;
 				budget -=
 					(size_t)n < budget ? (size_t)n : budget;
 				if (parse(c) < 0)
 					goto bad;
-				if ((size_t)n < RBUF_SIZE / 2)
+				if ((size_t)n < want)
 					return c->dead ? -1 : 0; /* short read:
 								    drained */
 				continue;

@@ -39,6 +39,25 @@ struct lp_inmsg {
 typedef int (*lp_conn_msg_fn)(struct lp_conn *c, struct lp_inmsg *m);
 /* Called once when the connection is closed for any reason. */
 typedef void (*lp_conn_close_fn)(struct lp_conn *c);
+/* Optional, single copy (set by the owner after lp_conn_new): the first
+ * frame of an ordinary message begins; returns a buffer of at least
+ * h->total bytes to assemble the body in (a waiting pvm_precv's), or
+ * NULL for a new message buffer.  A claimed message ends with
+ * claimed(ok 1), or claimed(ok 0) when the connection closes first. */
+typedef void *(*lp_conn_claim_fn)(struct lp_conn *c, const struct wire_hdr *h);
+typedef void (*lp_conn_claimed_fn)(struct lp_conn *c, const struct wire_hdr *h,
+				   int ok);
+
+/* Receive statistics of the socket routes (lpvm_priv_stats): body bytes
+ * of ordinary messages received, and bytes written into memory on the
+ * way to where the program reads them (the kernel's copy into the
+ * destination or into the read-ahead buffer, copies out of that buffer,
+ * pvm_precv's copy out of a message buffer): one copy per byte is
+ * copied == bytes. */
+struct lp_rx_stats {
+	uint64_t bytes, copied;
+};
+extern struct lp_rx_stats lp_rx_stats;
 
 struct lp_asm; /* reassembly of one source's message in progress */
 struct lp_ochunk;
@@ -51,6 +70,11 @@ struct lp_conn {
 	int peer;	  /* direct: the peer's tid (0 if unknown) */
 	lp_conn_msg_fn on_msg;
 	lp_conn_close_fn on_close;
+	lp_conn_claim_fn claim;
+	lp_conn_claimed_fn claimed;
+	/* the last message was large: at the next message boundary read its
+	 * header alone, so a large body goes straight into place */
+	int big;
 
 	/* input: header being read, then the payload of that frame */
 	uint8_t hbuf[WIRE_HDR_SIZE];

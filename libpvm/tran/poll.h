@@ -20,10 +20,16 @@ struct lp_pollable {
 	void *arg;
 	struct lp_pollable *next, *prev;
 	int registered;
+	/* worth polling without blocking before a wait blocks (a direct
+	 * connection to another task: waking an idle CPU costs more than a
+	 * few reads that find nothing) */
+	int busy_poll;
 };
 
 void lp_poll_add(struct lp_pollable *p);
 void lp_poll_del(struct lp_pollable *p);
+/* Marks p busy_poll (before or after lp_poll_add). */
+void lp_poll_busy(struct lp_pollable *p);
 
 /*
  * Polls every pollable once.  timeout: NULL blocks until something is

@@ -45,6 +45,7 @@ static void report_init(void);
 
 static struct lp_tran_up above;
 struct lp_precv_target lp_ptarget;
+struct lp_pclaim lp_pclaim;
 
 void lp_tran_set_up(const struct lp_tran_up *u)
 {
@@ -68,6 +69,35 @@ void lp_tran_took(int src, uint32_t seq)
 int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq)
 {
 	return above.direct_ok && above.direct_ok(src, tag, ctx, seq);
+}
+
+void *lp_pclaim_begin(const struct wire_hdr *h)
+{
+	struct lp_precv_target *t = &lp_ptarget;
+	int fmt = (h->enc & WIRE_ENC_FMT_MASK) >> WIRE_ENC_FMT_SHIFT;
+	if (lp_pclaim.buf || !t->copy || t->done || t->hit ||
+	    !lp_precv_fits(h->src, h->tag, h->ctx) || h->total > t->room ||
+	    /* another data format: pvm_precv converts it from a buffer */
+	    ((h->enc & WIRE_ENC_MASK) != PvmDataDefault &&
+	     fmt != DSIG_FMT_NATIVE) ||
+	    !lp_tran_direct_ok(h->src, h->tag, h->ctx, h->seq))
+		return NULL;
+	lp_pclaim = (struct lp_pclaim){.buf = t->buf};
+	t->copy = 0; /* nobody else writes into it */
+	return t->buf;
+}
+
+void lp_pclaim_end(const struct wire_hdr *h, int ok)
+{
+	if (!ok) {
+		lp_pclaim.buf = NULL;
+		return;
+	}
+	lp_tran_took(h->src, h->seq);
+	lp_pclaim.done = 1;
+	lp_pclaim.src = h->src;
+	lp_pclaim.tag = h->tag;
+	lp_pclaim.len = (size_t)h->total;
 }
 
 struct lp_peer *lp_peer_find(int tid)
@@ -390,9 +420,19 @@ void lp_route_watch_fds(void)
 
 /* ---- single copy into a posted pvm_precv buffer ---- */
 
-size_t lp_route_post_min(void)
+/* (a source that only a socket can bring, a task of another host or one
+ * whose route is not the poster's, would never fill a posting) */
+size_t lp_route_post_min(int src)
 {
-	return poster ? poster->post_min() : SIZE_MAX;
+	if (!poster)
+		return SIZE_MAX;
+	if (src != -1) {
+		struct lp_peer *p = lp_peer_find(src);
+		if (!lp_tid_local_peer(src) ||
+		    (p && p->tran && p->tran != poster))
+			return SIZE_MAX;
+	}
+	return poster->post_min();
 }
 
 int lp_route_post(int src, int tag, void *buf, size_t len)

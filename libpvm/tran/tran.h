@@ -30,6 +30,19 @@ struct lp_posted {
 	uint32_t seq;
 };
 
+/* The CPUs a waiting task may run on, for the wait policy (waitpol.h). */
+#define LP_CPUS_MAX 1024
+struct lp_cpus {
+	uint64_t set[LP_CPUS_MAX / 64]; /* bit c: CPU c in our mask */
+	int n;				/* CPUs in the mask */
+	int cpu;			/* the one we run on, -1: unknown */
+};
+static inline int lp_cpus_has(const struct lp_cpus *c, int cpu)
+{
+	return cpu >= 0 && cpu < LP_CPUS_MAX &&
+	       (c->set[cpu / 64] >> (cpu % 64) & 1);
+}
+
 struct lp_tran {
 	const char *name; /* as PVM_TRAN names it */
 	int exclusivity;  /* higher is preferred (route.c sorts by it) */
@@ -92,6 +105,10 @@ struct lp_tran {
 	/* pvm_getfds: the program waits on our descriptors itself, so the
 	 * transport must wake a descriptor for every arrival from now on. */
 	void (*watch_fds)(void);
+	/* Whether our peers crowd the CPUs of c at time now (1: sleep at
+	 * once instead of spinning; waitpol.h); the transport may publish
+	 * c->cpu as ours.  Asked at every wait that would spin: cheap. */
+	int (*crowded)(const struct lp_cpus *c, int64_t now);
 
 	/* ---- single copy into a waiting pvm_precv (optional) ---- */
 	/* Smallest buffer worth posting now; SIZE_MAX: none. */
@@ -218,7 +235,7 @@ void lp_route_watch_fds(void);
 /* Single copy into a waiting pvm_precv, through the transport that
  * offers it (the highest-ranked one with post ops, see struct lp_tran):
  * lp_route_post_min is SIZE_MAX when none does now. */
-size_t lp_route_post_min(void);
+size_t lp_route_post_min(int src);
 int lp_route_post(int src, int tag, void *buf, size_t len);
 int lp_route_post_done(void);
 void lp_route_post_take(struct lp_posted *out);
@@ -271,6 +288,29 @@ struct lp_precv_target {
 	size_t len;
 };
 extern struct lp_precv_target lp_ptarget;
+
+/*
+ * A pvm_precv buffer that a socket transport fills over several
+ * lp_progress calls (a message read straight into it): set by the
+ * transport when the first frame arrives, while lp_ptarget offered buf.
+ * The pvm_precv then waits for that message whatever else arrives, and
+ * no other transport writes into buf.  done: complete (src, tag, len
+ * set; the order has moved past it).  buf NULL again: the message was
+ * lost (its connection closed), the wait goes on as before.
+ */
+struct lp_pclaim {
+	void *buf;
+	int done;
+	int src, tag;
+	size_t len;
+};
+extern struct lp_pclaim lp_pclaim;
+/* Whether a message with this first frame may be read straight into the
+ * offered pvm_precv buffer (lp_ptarget): it fits, it matches, it is the
+ * next in order, no claim is under way; then claims it and returns buf. */
+void *lp_pclaim_begin(const struct wire_hdr *h);
+/* The claimed message is complete (ok 1) or lost (ok 0). */
+void lp_pclaim_end(const struct wire_hdr *h, int ok);
 static inline int lp_precv_fits(int src, int tag, int ctx)
 {
 	return lp_ptarget.active &&

@@ -17,6 +17,9 @@
  *   stress N   random delays on both sides (lost wake-ups hang)
  *   cpu        CPU time of a receiver blocked 2 s in pvm_recv
  *   opts       PvmPollType / PvmPollTime
+ *   oversub N  both tasks pinned to one CPU, N ping-pongs: the waiting
+ *              side sleeps, so its CPU time stays a small part of its
+ *              waits (the wait policy, libpvm/tran/waitpol.h)
  *   lend       large send buffers queued for a receiver that is not
  *              reading yet, while the sender grows, frees and reuses
  *              them: what arrives is what was sent (docs/shm.md,
@@ -546,6 +549,54 @@ static int do_cpu(void)
 	return t_done("cpu");
 }
 
+static double secs(clockid_t id)
+{
+	struct timespec t;
+	clock_gettime(id, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Both on our first CPU; the child computes WORK_US of CPU per message.
+ * A receiver that spun 50 us before yielding used about a quarter of its
+ * waits (measured before the wait policy: 0.25-0.35); one that sleeps at
+ * once uses only the costs of sleeping and waking. */
+#define WORK_US 100
+static int do_oversub(int n)
+{
+	cpu_set_t s;
+	int cpu = -1;
+	CHECK(sched_getaffinity(0, sizeof s, &s) == 0, "affinity");
+	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+		if (CPU_ISSET(c, &s))
+			cpu = c;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	CHECK(sched_setaffinity(0, sizeof s, &s) == 0, "pin to CPU %d", cpu);
+	char arg[32];
+	snprintf(arg, sizeof arg, "%d:%d", cpu, WORK_US);
+	int c = spawn1("child-pinned", arg), v = 0;
+	CHECK(t_recv(c, T_READY, 30) > 0, "child ready");
+	double cpu_in = 0, wall_in = 0;
+	for (int i = 0; i < n + 50; i++) {
+		EQ(pvm_psend(c, T_DATA, &i, 1, PVM_INT), 0);
+		double w0 = secs(CLOCK_MONOTONIC);
+		double c0 = secs(CLOCK_THREAD_CPUTIME_ID);
+		EQ(pvm_precv(c, T_OK, &v, 1, PVM_INT, NULL, NULL, NULL), 0);
+		EQ(v, i);
+		if (i >= 50) { /* the first ones: before the policy can know */
+			cpu_in += secs(CLOCK_THREAD_CPUTIME_ID) - c0;
+			wall_in += secs(CLOCK_MONOTONIC) - w0;
+		}
+	}
+	pvm_psend(c, T_END, &v, 1, PVM_INT);
+	printf("waiting: %.4f s of CPU in %.4f s (%.2f), %.1f us a wait\n",
+	       cpu_in, wall_in, cpu_in / wall_in, wall_in / n * 1e6);
+	CHECK(cpu_in < 0.1 * wall_in,
+	      "the waiting side used %.2f of its waits' time on the CPU",
+	      cpu_in / wall_in);
+	return t_done("oversub");
+}
+
 static int do_opts(void)
 {
 	EQ(pvm_getopt(PvmPollType), PvmPollSleep);
@@ -628,6 +679,8 @@ int main(int argc, char **argv)
 		r = do_exitsend(atoi(a));
 	else if (!strcmp(m, "cpu"))
 		r = do_cpu();
+	else if (!strcmp(m, "oversub"))
+		r = do_oversub(atoi(a));
 	else if (!strcmp(m, "opts"))
 		r = do_opts();
 	else if (!strcmp(m, "uninit"))

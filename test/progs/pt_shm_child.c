@@ -302,6 +302,35 @@ static int child_block(void)
 	return 0;
 }
 
+/* child-pinned CPU:US: runs on CPU only, and answers each T_DATA with
+ * T_OK after computing US microseconds of its own CPU time, until T_END
+ * (test/shm.bats, the oversubscribed ping-pong). */
+static int child_pinned(int cpu, int us)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (sched_setaffinity(0, sizeof s, &s) < 0)
+		return 1;
+	int parent = pvm_parent(), v = 0, tag = 0;
+	pvm_psend(parent, T_READY, NULL, 0, PVM_BYTE);
+	for (;;) {
+		pvm_precv(parent, -1, &v, 1, PVM_INT, NULL, &tag, NULL);
+		if (tag != T_DATA)
+			break;
+		struct timespec a, b;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+		do
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec -
+			       a.tv_nsec <
+		       us * 1000L);
+		pvm_psend(parent, T_OK, &v, 1, PVM_INT);
+	}
+	pvm_exit();
+	return 0;
+}
+
 /* child-wid: answers each T_DATA message (until T_END) with one of the
  * same size whose wait id is the received one plus 1. */
 static int child_wid(void)
@@ -365,6 +394,8 @@ int pt_shm_child(const char *m, const char *a)
 		return child_burst(atoi(a));
 	if (!strcmp(m, "child-block"))
 		return child_block();
+	if (!strcmp(m, "child-pinned"))
+		return child_pinned(atoi(a), atoi(strchr(a, ':') + 1));
 	if (!strcmp(m, "child-lend"))
 		return child_lend(atoi(a));
 	return -1;

@@ -79,8 +79,11 @@ static void efd_ready(struct lp_pollable *p, short revents)
 {
 	(void)revents;
 	uint64_t v;
-	while (read(p->fd, &v, sizeof v) > 0)
-		;
+	/* one read takes the whole count (a second one only said EAGAIN:
+	 * a system call more per wake-up, which tasks that share a core
+	 * pay on every message) */
+	ssize_t r = read(p->fd, &v, sizeof v);
+	(void)r;
 	lp_shm_poll();
 }
 
@@ -478,6 +481,48 @@ static void shm_fini(void)
 	lp_shm.fdwatch = 0;
 }
 
+/* The wait policy (tran/waitpol.h): publishes the CPU we wait on, and
+ * says whether the peers we send to crowd our CPUs: one of them last
+ * waited on our only CPU, or one that is awake on the CPU we run on (the
+ * scheduler puts a woken partner beside its waker), or more of them are
+ * awake on our CPUs than there are CPUs (a sleeping peer does not run
+ * until we wake it).  With many peers the answer is kept CROWD_NS. */
+#define CROWD_FEW 16
+#define CROWD_NS  1000000
+static int shm_crowded(const struct lp_cpus *c, int64_t now)
+{
+	static int64_t at;
+	static int last = -1; /* -1: not asked yet */
+	if (c->cpu >= 0 &&
+	    atomic_load_explicit(&lp_shm.hdr->cpu, memory_order_relaxed) !=
+		    c->cpu + 1)
+		atomic_store_explicit(&lp_shm.hdr->cpu, c->cpu + 1,
+				      memory_order_relaxed);
+	if (last >= 0 && peers.count > CROWD_FEW && now - at < CROWD_NS)
+		return last;
+	at = now;
+	last = lp_shm.crowded = 1;
+	int awake = 1; /* we are */
+	for (size_t i = 0; i < peers.cap; i++) {
+		struct shm_peer *sp = idhash_at(&peers, i);
+		if (!sp || sp->state != SHM_P_OK || !sp->hdr)
+			continue;
+		int pc = atomic_load_explicit(&sp->hdr->cpu,
+					      memory_order_relaxed) -
+			 1;
+		if (!lp_cpus_has(c, pc))
+			continue;
+		if (c->n == 1)
+			return 1;
+		if (atomic_load_explicit(&sp->hdr->sleeping,
+					 memory_order_relaxed))
+			continue;
+		if (pc == c->cpu || ++awake > c->n)
+			return 1;
+	}
+	return last = lp_shm.crowded = 0;
+}
+
 static int shm_active(void)
 {
 	return lp_shm_active();
@@ -503,6 +548,7 @@ const struct lp_tran lp_tran_shm = {
 	.sleep_begin = lp_shm_sleep_begin,
 	.sleep_end = lp_shm_sleep_end,
 	.watch_fds = lp_shm_watch_fds,
+	.crowded = shm_crowded,
 	.post_min = shm_post_min,
 	.post = lp_shm_post,
 	.post_done = lp_shm_post_done,

@@ -104,6 +104,9 @@ struct shm_self {
 	struct shm_peer *busy; /* peers with queued output */
 	int forked;	       /* we are a child that inherited the mapping */
 	int fdwatch; /* pvm_getfds was called: senders always wake us */
+	/* the wait policy's last answer (shm_crowded): a peer shares our
+	 * CPU, so a stream stalls whenever we run: pull it at once */
+	int crowded;
 };
 extern struct shm_self lp_shm;
 

@@ -233,10 +233,14 @@ static void finish_part(struct shmseg_slot *s, struct shm_in *in, int mine)
  * REF.  Returns 1 if the message is whole now. */
 static int pull_rest(struct shmseg_slot *s, struct shm_in *in)
 {
-	if (++in->polls % 16 != 1)
+	/* A sender that shares our CPU (lp_shm.crowded) pushes nothing while
+	 * we run: pull at once.  (Default 1 MiB took 415 us a half round
+	 * trip so, co-located on 2 CPUs, against 215 us spinning.) */
+	int at_once = lp_shm.crowded && in->stalled;
+	if (!at_once && ++in->polls % 16 != 1)
 		return 0; /* the clock costs more than a look at the ring */
 	int64_t now = mono_ns();
-	if (!in->stalled || now - in->stalled < SHM_PULL_NS) {
+	if (!at_once && (!in->stalled || now - in->stalled < SHM_PULL_NS)) {
 		if (!in->stalled)
 			in->stalled = now;
 		return 0;
