@@ -30,27 +30,6 @@ script() {
 	chmod +x "$TESTTMP/bin/$1"
 }
 
-# timed LINES...: feeds lines to the console, "sleep N" lines as pauses.
-timed() {
-	local l
-	for l in "$@"; do
-		case $l in
-		sleep\ *) $l ;;
-		*) printf '%s\n' "$l" ;;
-		esac
-	done | timeout -k 5 "$TMO" "$CONSOLE" 2>&1
-}
-
-# has REGEX, count REGEX: on the output, each line without the prompt a
-# piped console prints before children's output ("pvm> [1] finished").
-has() {
-	printf '%s\n' "$output" | sed 's/^pvm> //' | grep -Eq -- "$1"
-}
-
-count() {
-	printf '%s\n' "$output" | sed 's/^pvm> //' | grep -Ec -- "$1"
-}
-
 tids_of() {
 	printf '%s\n' "$output" | sed -n 's/^t\(4[0-9a-f]\{4\}\)$/\1/p'
 }

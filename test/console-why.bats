@@ -17,21 +17,6 @@ teardown() {
 	stop_vm
 }
 
-# timed LINE...: the lines to a console, "sleep N" lines as pauses.
-timed() {
-	local l
-	for l in "$@"; do
-		case $l in
-		sleep\ *) $l ;;
-		*) printf '%s\n' "$l" ;;
-		esac
-	done | timeout -k 5 "$TMO" "$CONSOLE" 2>&1
-}
-
-has() {
-	printf '%s\n' "$output" | sed 's/^pvm> //' | grep -Eq -- "$1"
-}
-
 @test "a task that exits 3: its EOF, then how it ended; one that exits 0 gets no such line" {
 	skip_if_ref
 	start_pvmd

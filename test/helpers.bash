@@ -253,6 +253,28 @@ console() {
 	printf '%s\n' "$1" | timeout -k 5 "$TMO" "$CONSOLE" 2>&1
 }
 
+# timed LINES...: feeds lines to the console, "sleep N" lines as pauses.
+timed() {
+	local l
+	for l in "$@"; do
+		case $l in
+		sleep\ *) $l ;;
+		*) printf '%s\n' "$l" ;;
+		esac
+	done | timeout -k 5 "$TMO" "$CONSOLE" 2>&1
+}
+
+# has REGEX, count REGEX: on the last run's output, each line without the
+# prompt a piped console prints before children's output ("pvm> [1]
+# finished").
+has() {
+	printf '%s\n' "$output" | sed 's/^pvm> //' | grep -Eq -- "$1"
+}
+
+count() {
+	printf '%s\n' "$output" | sed 's/^pvm> //' | grep -Ec -- "$1"
+}
+
 skip_if_ref() {
 	[ -z "$REF" ] || skip "${1:-not applicable to the reference}"
 }
