@@ -69,6 +69,8 @@ void lpvm_priv_rx_stats(uint64_t *bytes, uint64_t *copied);
 /* Size of one item of a datatype of pvm_reduce, pvm_psend... (PVM_BYTE,
  * PVM_INT...; PVM_STR: 1), 0 for none. */
 size_t lpvm_priv_dtype_size(int datatype);
+/* The reference's text of an error code ("Unknown Error" for others). */
+const char *lpvm_priv_errstr(int code);
 
 /*
  * How the process of task `tid` ended (TM_TASKEND, answered by the pvmd

@@ -133,49 +133,44 @@ static int coll_buffers(PyObject *mine, PyObject *all, int write_mine,
 
 /* scatter(result, data or None, type, tag, group, root): the root's data
  * (gsize x count items) is dealt out, count items (result's size) to each
- * member's result, in place. */
-static PyObject *py_scatter(PyObject *self, PyObject *args)
+ * member's result, in place.  gather(result or None, data, type, tag,
+ * group, root): every member's data (count items) lands in the root's
+ * result, in instance order.  `mine` is the count items of this member,
+ * `all` the root's gsize x count. */
+static PyObject *scatter_gather(PyObject *args, int gather)
 {
-	(void)self;
 	const char *g;
 	int type, tag, root, r;
 	PyObject *res, *data;
 	if (!PyArg_ParseTuple(args, "OOiisi", &res, &data, &type, &tag, &g,
 			      &root))
 		return NULL;
-	Py_buffer rv, dv;
+	Py_buffer mv, av;
 	Py_ssize_t n;
-	if (coll_buffers(res, data, 1, g, &type, &rv, &dv, &n) < 0)
+	if (coll_buffers(gather ? data : res, gather ? res : data, !gather, g,
+			 &type, &mv, &av, &n) < 0)
 		return NULL;
-	PYM_CALL(r = pvm_scatter(rv.buf, dv.obj ? dv.buf : NULL, (int)n, type,
-				 tag, (char *)g, root));
-	PyBuffer_Release(&rv);
-	if (dv.obj)
-		PyBuffer_Release(&dv);
+	void *all = av.obj ? av.buf : NULL;
+	PYM_CALL(r = gather ? pvm_gather(all, mv.buf, (int)n, type, tag,
+					 (char *)g, root)
+			    : pvm_scatter(mv.buf, all, (int)n, type, tag,
+					  (char *)g, root));
+	PyBuffer_Release(&mv);
+	if (av.obj)
+		PyBuffer_Release(&av);
 	return PyLong_FromLong(r);
 }
 
-/* gather(result or None, data, type, tag, group, root): every member's
- * data (count items) lands in the root's result, in instance order. */
+static PyObject *py_scatter(PyObject *self, PyObject *args)
+{
+	(void)self;
+	return scatter_gather(args, 0);
+}
+
 static PyObject *py_gather(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *g;
-	int type, tag, root, r;
-	PyObject *res, *data;
-	if (!PyArg_ParseTuple(args, "OOiisi", &res, &data, &type, &tag, &g,
-			      &root))
-		return NULL;
-	Py_buffer rv, dv;
-	Py_ssize_t n;
-	if (coll_buffers(data, res, 0, g, &type, &dv, &rv, &n) < 0)
-		return NULL;
-	PYM_CALL(r = pvm_gather(rv.obj ? rv.buf : NULL, dv.buf, (int)n, type,
-				tag, (char *)g, root));
-	PyBuffer_Release(&dv);
-	if (rv.obj)
-		PyBuffer_Release(&rv);
-	return PyLong_FromLong(r);
+	return scatter_gather(args, 1);
 }
 
 /* putinfo(name, bufid, flags) -> index or error */

@@ -5,16 +5,12 @@
  * notify, the task and host tables, contexts.
  */
 #include "pvm3mod.h"
+#include "libpvm/lpvm_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 pthread_mutex_t pym_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* libpvm3 exports the reference's error texts, indexed by -code (not in
- * pvm3.h, as in PVM 3.4.6). */
-extern char *pvm_errlist[];
-extern int pvm_nerr;
 
 static PyObject *py_errtext(PyObject *self, PyObject *args)
 {
@@ -22,9 +18,7 @@ static PyObject *py_errtext(PyObject *self, PyObject *args)
 	int code;
 	if (!PyArg_ParseTuple(args, "i", &code))
 		return NULL;
-	if (code <= 0 && code > -pvm_nerr)
-		return PyUnicode_FromString(pvm_errlist[-code]);
-	return PyUnicode_FromString("Unknown Error");
+	return PyUnicode_FromString(lpvm_priv_errstr(code));
 }
 
 static PyObject *py_mytid(PyObject *self, PyObject *args)

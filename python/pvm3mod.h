@@ -31,9 +31,6 @@ extern pthread_mutex_t pym_lock;
 		Py_END_ALLOW_THREADS                                           \
 	} while (0)
 
-/* The size of the C type behind a PVM data type (PVM_BYTE...), 0 for
- * none. */
-Py_ssize_t pym_type_size(int type);
 /* The PVM data type of a buffer's format ("d", "<i4"...), or -1 when
  * there is none (the ValueError is set). */
 int pym_type_of(const Py_buffer *view);

@@ -5,35 +5,9 @@
  * a buffer for a call that reads or writes it in place.
  */
 #include "pvm3mod.h"
+#include "libpvm/lpvm_priv.h"
 
 #include <string.h>
-
-Py_ssize_t pym_type_size(int type)
-{
-	switch (type) {
-	case PVM_STR:
-	case PVM_BYTE:
-		return 1;
-	case PVM_SHORT:
-	case PVM_USHORT:
-		return sizeof(short);
-	case PVM_INT:
-	case PVM_UINT:
-		return sizeof(int);
-	case PVM_FLOAT:
-		return sizeof(float);
-	case PVM_CPLX:
-		return 2 * sizeof(float);
-	case PVM_DOUBLE:
-		return sizeof(double);
-	case PVM_DCPLX:
-		return 2 * sizeof(double);
-	case PVM_LONG:
-	case PVM_ULONG:
-		return sizeof(long);
-	}
-	return 0;
-}
 
 /* An integer of `size` bytes: the PVM type of that size, -1 for none. */
 static int int_type(Py_ssize_t size, int is_signed)
@@ -129,7 +103,7 @@ int pym_get_buffer(PyObject *obj, int *type, int writable, Py_buffer *view,
 		   Py_ssize_t *count)
 {
 	int want = *type;
-	if (want != -1 && pym_type_size(want) == 0) {
+	if (want != -1 && lpvm_priv_dtype_size(want) == 0) {
 		PyErr_Format(PyExc_ValueError, "no PVM data type %d", want);
 		return -1;
 	}

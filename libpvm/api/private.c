@@ -60,6 +60,11 @@ size_t lpvm_priv_dtype_size(int datatype)
 	return lp_dtype_size(datatype);
 }
 
+const char *lpvm_priv_errstr(int code)
+{
+	return lp_errstr(code);
+}
+
 int lpvm_priv_err(const char *fn, int code)
 {
 	return lp_err(fn ? fn : "(null)", code);
