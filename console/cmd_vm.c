@@ -80,22 +80,22 @@ static int hosts_change(int argc, char **argv, int add)
 	for (int i = 0; i < n; i++) {
 		if (add && infos[i] >= 0)
 			hostwatch_own(infos[i]);
-		if (add && infos[i] >= 0)
+		if (add && infos[i] >= 0) {
 			term_printf("%24s %8x\n", argv[i + 1],
 				    (unsigned)infos[i]);
-		else if (add)
+		} else if (add) {
 			term_printf("%24s %s\n", argv[i + 1],
 				    cons_errstr(infos[i]));
-		/* and why, in the words of the remote shell where it said
-		 * something (ssh: connect to host ... refused) */
-		const char *why =
-			add && infos[i] < 0 ? lpvm_priv_addhost_why(i) : NULL;
-		if (why)
-			term_printf("%24s   %s\n", "", why);
-		else
+			/* and why, in the words of the remote shell where it
+			 * said something (ssh: connect to host ... refused) */
+			const char *why = lpvm_priv_addhost_why(i);
+			if (why)
+				term_printf("%24s   %s\n", "", why);
+		} else {
 			term_printf("%24s  %s\n", argv[i + 1],
 				    infos[i] >= 0 ? "deleted"
 						  : cons_errstr(infos[i]));
+		}
 	}
 	free(infos);
 	return 0;

@@ -75,6 +75,8 @@ expect_line() {
 	[ "$(printf '%s\n' "$output" | grep -cxF '                    HOST     DTID')" -eq 2 ]
 	[ "$(printf '%s\n' "$output" | grep -cxF "$(printf '%24s Duplicate host' "$HOSTNAME_")")" -eq 2 ]
 	expect_line "$(printf '%24s No such host' nosuchhost.invalid)"
+	# one line per host, no more
+	[ "$(printf '%s\n' "$output" | grep -c '^ *nosuchhost\.invalid ')" -eq 1 ]
 	# nothing changed
 	run console conf
 	show
@@ -97,6 +99,8 @@ fake_rsh() {
 	expect_line '0 successful'
 	expect_line "$(printf '%24s Can'"'"'t start pvmd' 127.0.0.2)"
 	expect_line "$(printf '%24s   %s' '' 'the remote command ended without starting a pvmd: ssh: connect to host 127.0.0.2 port 22: Connection refused')"
+	# the host's line (then the reason), no second one
+	[ "$(printf '%s\n' "$output" | grep -c '^ *127\.0\.0\.2 ')" -eq 1 ]
 }
 
 @test "a hostfile's host that cannot start: the pvmd says which and why on the starter's stderr, before the console goes on" {
