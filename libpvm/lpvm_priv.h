@@ -69,6 +69,9 @@ void lpvm_priv_rx_stats(uint64_t *bytes, uint64_t *copied);
 /* Size of one item of a datatype of pvm_reduce, pvm_psend... (PVM_BYTE,
  * PVM_INT...; PVM_STR: 1), 0 for none. */
 size_t lpvm_priv_dtype_size(int datatype);
+/* pvm_pk<type> (unpack 0) or pvm_upk<type> (1) by datatype, PVM_STR as
+ * bytes; PvmBadParam, not reported, for a datatype that is none. */
+int lpvm_priv_pack(int datatype, void *p, int nitem, int stride, int unpack);
 /* The reference's text of an error code ("Unknown Error" for others). */
 const char *lpvm_priv_errstr(int code);
 

@@ -9,6 +9,7 @@
  * (pvm_setrbuf(0)), so that no later receive frees it under its Message.
  */
 #include "pvm3mod.h"
+#include "libpvm/lpvm_priv.h"
 
 #include <stdlib.h>
 #include <sys/time.h>
@@ -44,65 +45,6 @@ static PyObject *py_bufinfo(PyObject *self, PyObject *args)
 	return Py_BuildValue("(iiii)", r, bytes, tag, src);
 }
 
-/* The pk and upk function of each PVM type, on void pointers. */
-typedef int (*xfer_fn)(void *, int, int);
-static xfer_fn pk_fn(int type)
-{
-	switch (type) {
-	case PVM_BYTE:
-		return (xfer_fn)(void (*)(void))pvm_pkbyte;
-	case PVM_SHORT:
-		return (xfer_fn)(void (*)(void))pvm_pkshort;
-	case PVM_INT:
-		return (xfer_fn)(void (*)(void))pvm_pkint;
-	case PVM_FLOAT:
-		return (xfer_fn)(void (*)(void))pvm_pkfloat;
-	case PVM_CPLX:
-		return (xfer_fn)(void (*)(void))pvm_pkcplx;
-	case PVM_DOUBLE:
-		return (xfer_fn)(void (*)(void))pvm_pkdouble;
-	case PVM_DCPLX:
-		return (xfer_fn)(void (*)(void))pvm_pkdcplx;
-	case PVM_LONG:
-		return (xfer_fn)(void (*)(void))pvm_pklong;
-	case PVM_USHORT:
-		return (xfer_fn)(void (*)(void))pvm_pkushort;
-	case PVM_UINT:
-		return (xfer_fn)(void (*)(void))pvm_pkuint;
-	case PVM_ULONG:
-		return (xfer_fn)(void (*)(void))pvm_pkulong;
-	}
-	return NULL;
-}
-static xfer_fn upk_fn(int type)
-{
-	switch (type) {
-	case PVM_BYTE:
-		return (xfer_fn)(void (*)(void))pvm_upkbyte;
-	case PVM_SHORT:
-		return (xfer_fn)(void (*)(void))pvm_upkshort;
-	case PVM_INT:
-		return (xfer_fn)(void (*)(void))pvm_upkint;
-	case PVM_FLOAT:
-		return (xfer_fn)(void (*)(void))pvm_upkfloat;
-	case PVM_CPLX:
-		return (xfer_fn)(void (*)(void))pvm_upkcplx;
-	case PVM_DOUBLE:
-		return (xfer_fn)(void (*)(void))pvm_upkdouble;
-	case PVM_DCPLX:
-		return (xfer_fn)(void (*)(void))pvm_upkdcplx;
-	case PVM_LONG:
-		return (xfer_fn)(void (*)(void))pvm_upklong;
-	case PVM_USHORT:
-		return (xfer_fn)(void (*)(void))pvm_upkushort;
-	case PVM_UINT:
-		return (xfer_fn)(void (*)(void))pvm_upkuint;
-	case PVM_ULONG:
-		return (xfer_fn)(void (*)(void))pvm_upkulong;
-	}
-	return NULL;
-}
-
 /* pk(bufid, type, obj, nitem, stride) and upk(...): nitem items, every
  * stride-th of the buffer (nitem -1: as many as the buffer has).  The
  * binding checks what PVM cannot: that the items are inside the buffer
@@ -121,8 +63,7 @@ static PyObject *xfer(PyObject *args, int unpack)
 	/* type -1 becomes the buffer's */
 	if (pym_get_buffer(obj, &type, unpack, &view, &count) < 0)
 		return NULL;
-	xfer_fn fn = unpack ? upk_fn(type) : pk_fn(type);
-	if (!fn) {
+	if (type == PVM_STR || !lpvm_priv_dtype_size(type)) {
 		PyBuffer_Release(&view);
 		return PyErr_Format(PyExc_ValueError, "no PVM data type %d",
 				    type);
@@ -144,7 +85,8 @@ static PyObject *xfer(PyObject *args, int unpack)
 			if (old < 0) {
 				r = old;
 			} else {
-				r = fn(view.buf, nitem, stride);
+				r = lpvm_priv_pack(type, view.buf, nitem,
+						   stride, unpack);
 				if (unpack)
 					pvm_setrbuf(old);
 				else

@@ -60,6 +60,11 @@ size_t lpvm_priv_dtype_size(int datatype)
 	return lp_dtype_size(datatype);
 }
 
+int lpvm_priv_pack(int datatype, void *p, int nitem, int stride, int unpack)
+{
+	return lp_pack_dtype(datatype, p, nitem, stride, unpack);
+}
+
 const char *lpvm_priv_errstr(int code)
 {
 	return lp_errstr(code);

@@ -1,22 +1,10 @@
 /* fmsg.c - Fortran wrappers of the message calls: buffers, packing with
  * the Fortran type codes, send and receive, psend/precv, handlers. */
 #include "fpvm.h"
+#include "libpvm/lpvm_priv.h"
 
 #include <pvm3.h>
 #include <stddef.h>
-
-/* The type codes of fpvm3.h. */
-enum {
-	F_STRING = 0,
-	F_BYTE1 = 1,
-	F_INTEGER2 = 2,
-	F_INTEGER4 = 3,
-	F_REAL4 = 4,
-	F_COMPLEX8 = 5,
-	F_REAL8 = 6,
-	F_COMPLEX16 = 7,
-	F_INTEGER8 = 8,
-};
 
 void pvmfinitsend_(int *encoding, int *bufid)
 {
@@ -58,79 +46,25 @@ void pvmfbufinfo_(int *bufid, int *bytes, int *msgtag, int *tid, int *info)
 	*info = pvm_bufinfo(*bufid, bytes, msgtag, tid);
 }
 
-/* A STRING is nitem characters packed as bytes, the same as BYTE1 (the
- * reference ignores the string's own length); INTEGER8 is a long.  An
- * unknown type code is PvmBadParam. */
+/* fpvm3.h's type codes are pvm3.h's PVM_STR .. PVM_LONG (STRING is 0,
+ * INTEGER4 PVM_INT, INTEGER8 PVM_LONG...).  A STRING is nitem characters
+ * packed as bytes, the same as BYTE1 (the reference ignores the string's
+ * own length).  Another code is PvmBadParam. */
+static int fpack(int what, void *xp, int nitem, int stride, int unpack)
+{
+	if (what < PVM_STR || what > PVM_LONG)
+		return PvmBadParam;
+	return lpvm_priv_pack(what, xp, nitem, stride, unpack);
+}
+
 void pvmfpack_(int *what, void *xp, int *nitem, int *stride, int *info)
 {
-	int n = *nitem, s = *stride;
-
-	switch (*what) {
-	case F_STRING:
-	case F_BYTE1:
-		*info = pvm_pkbyte(xp, n, s);
-		break;
-	case F_INTEGER2:
-		*info = pvm_pkshort(xp, n, s);
-		break;
-	case F_INTEGER4:
-		*info = pvm_pkint(xp, n, s);
-		break;
-	case F_INTEGER8:
-		*info = pvm_pklong(xp, n, s);
-		break;
-	case F_REAL4:
-		*info = pvm_pkfloat(xp, n, s);
-		break;
-	case F_COMPLEX8:
-		*info = pvm_pkcplx(xp, n, s);
-		break;
-	case F_REAL8:
-		*info = pvm_pkdouble(xp, n, s);
-		break;
-	case F_COMPLEX16:
-		*info = pvm_pkdcplx(xp, n, s);
-		break;
-	default:
-		*info = PvmBadParam;
-		break;
-	}
+	*info = fpack(*what, xp, *nitem, *stride, 0);
 }
 
 void pvmfunpack_(int *what, void *xp, int *nitem, int *stride, int *info)
 {
-	int n = *nitem, s = *stride;
-
-	switch (*what) {
-	case F_STRING:
-	case F_BYTE1:
-		*info = pvm_upkbyte(xp, n, s);
-		break;
-	case F_INTEGER2:
-		*info = pvm_upkshort(xp, n, s);
-		break;
-	case F_INTEGER4:
-		*info = pvm_upkint(xp, n, s);
-		break;
-	case F_INTEGER8:
-		*info = pvm_upklong(xp, n, s);
-		break;
-	case F_REAL4:
-		*info = pvm_upkfloat(xp, n, s);
-		break;
-	case F_COMPLEX8:
-		*info = pvm_upkcplx(xp, n, s);
-		break;
-	case F_REAL8:
-		*info = pvm_upkdouble(xp, n, s);
-		break;
-	case F_COMPLEX16:
-		*info = pvm_upkdcplx(xp, n, s);
-		break;
-	default:
-		*info = PvmBadParam;
-		break;
-	}
+	*info = fpack(*what, xp, *nitem, *stride, 1);
 }
 
 void pvmfsend_(int *tid, int *msgtag, int *info)

@@ -25,65 +25,19 @@ size_t gs_type_size(int datatype)
 	return datatype == PVM_STR ? 0 : lpvm_priv_dtype_size(datatype);
 }
 
+/* (PVM_STR is no datatype of the collectives) */
 static int pack(const void *p, int n, int datatype)
 {
-	void *d = (void *)p; /* pvm_pk* take non-const pointers */
-	switch (datatype) {
-	case PVM_BYTE:
-		return pvm_pkbyte(d, n, 1);
-	case PVM_SHORT:
-		return pvm_pkshort(d, n, 1);
-	case PVM_INT:
-		return pvm_pkint(d, n, 1);
-	case PVM_FLOAT:
-		return pvm_pkfloat(d, n, 1);
-	case PVM_CPLX:
-		return pvm_pkcplx(d, n, 1);
-	case PVM_DOUBLE:
-		return pvm_pkdouble(d, n, 1);
-	case PVM_DCPLX:
-		return pvm_pkdcplx(d, n, 1);
-	case PVM_LONG:
-		return pvm_pklong(d, n, 1);
-	case PVM_USHORT:
-		return pvm_pkushort(d, n, 1);
-	case PVM_UINT:
-		return pvm_pkuint(d, n, 1);
-	case PVM_ULONG:
-		return pvm_pkulong(d, n, 1);
-	default:
-		return PvmBadParam;
-	}
+	/* pvm_pk* take non-const pointers */
+	return datatype == PVM_STR
+		       ? PvmBadParam
+		       : lpvm_priv_pack(datatype, (void *)p, n, 1, 0);
 }
 
 static int unpack(void *d, int n, int datatype)
 {
-	switch (datatype) {
-	case PVM_BYTE:
-		return pvm_upkbyte(d, n, 1);
-	case PVM_SHORT:
-		return pvm_upkshort(d, n, 1);
-	case PVM_INT:
-		return pvm_upkint(d, n, 1);
-	case PVM_FLOAT:
-		return pvm_upkfloat(d, n, 1);
-	case PVM_CPLX:
-		return pvm_upkcplx(d, n, 1);
-	case PVM_DOUBLE:
-		return pvm_upkdouble(d, n, 1);
-	case PVM_DCPLX:
-		return pvm_upkdcplx(d, n, 1);
-	case PVM_LONG:
-		return pvm_upklong(d, n, 1);
-	case PVM_USHORT:
-		return pvm_upkushort(d, n, 1);
-	case PVM_UINT:
-		return pvm_upkuint(d, n, 1);
-	case PVM_ULONG:
-		return pvm_upkulong(d, n, 1);
-	default:
-		return PvmBadParam;
-	}
+	return datatype == PVM_STR ? PvmBadParam
+				   : lpvm_priv_pack(datatype, d, n, 1, 1);
 }
 
 void gs_save(struct gs_saved *s)

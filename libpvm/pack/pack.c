@@ -275,17 +275,37 @@ static int upk(const char *fn, enum lp_type t, void *p, int nitem, int stride)
 		return upk("pvm_upk" #name, t, p, nitem, stride);              \
 	}
 
-PKPAIR(byte, char, LP_BYTE)
-PKPAIR(short, short, LP_SHORT)
-PKPAIR(ushort, unsigned short, LP_USHORT)
-PKPAIR(int, int, LP_INT)
-PKPAIR(uint, unsigned int, LP_UINT)
-PKPAIR(long, long, LP_LONG)
-PKPAIR(ulong, unsigned long, LP_ULONG)
-PKPAIR(float, float, LP_FLOAT)
-PKPAIR(double, double, LP_DOUBLE)
-PKPAIR(cplx, float, LP_CPLX)
-PKPAIR(dcplx, double, LP_DCPLX)
+/* every pvm_pk* and pvm_upk* of one type: name, C type, packing type */
+#define PK_TYPES(X)                                                            \
+	X(byte, char, LP_BYTE)                                                 \
+	X(short, short, LP_SHORT)                                              \
+	X(ushort, unsigned short, LP_USHORT)                                   \
+	X(int, int, LP_INT)                                                    \
+	X(uint, unsigned int, LP_UINT)                                         \
+	X(long, long, LP_LONG)                                                 \
+	X(ulong, unsigned long, LP_ULONG)                                      \
+	X(float, float, LP_FLOAT)                                              \
+	X(double, double, LP_DOUBLE)                                           \
+	X(cplx, float, LP_CPLX)                                                \
+	X(dcplx, double, LP_DCPLX)
+
+PK_TYPES(PKPAIR)
+
+/* The same by datatype (PVM_BYTE...; PVM_STR packs bytes, as Fortran's
+ * STRING): what the bindings and the collectives call.  Errors are
+ * reported under the pvm_pk* or pvm_upk* name of the type; a datatype
+ * that is none gives PvmBadParam quietly (the caller says what it is). */
+int lp_pack_dtype(int datatype, void *p, int nitem, int stride, int unpack)
+{
+#define PKNAMES(name, ctype, t) [t] = {"pvm_pk" #name, "pvm_upk" #name},
+	static const char *const names[LP_NTYPES][2] = {PK_TYPES(PKNAMES)};
+#undef PKNAMES
+	int t = lp_dtype_type(datatype);
+	if (t < 0)
+		return PvmBadParam;
+	return unpack ? upk(names[t][1], (enum lp_type)t, p, nitem, stride)
+		      : pk(names[t][0], (enum lp_type)t, p, nitem, stride);
+}
 
 int pvm_pkstr(char *sp)
 {

@@ -45,6 +45,9 @@ extern const size_t lp_type_size[LP_NTYPES];
  * datatype; and the size of one item, 0 for none. */
 int lp_dtype_type(int datatype);
 size_t lp_dtype_size(int datatype);
+/* pvm_pk<type> or pvm_upk<type> of a datatype into or out of the current
+ * buffer (PvmBadParam, unreported, for no datatype). */
+int lp_pack_dtype(int datatype, void *p, int nitem, int stride, int unpack);
 
 #define LP_COPY 1 /* InPlace: keep a copy (the value lives on the stack) */
 
