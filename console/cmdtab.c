@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/taskend.h"
 #include "pvm3.h"
 
 static const struct cmd commands[] = {
@@ -245,14 +246,7 @@ int cmd_execute(const char *line)
 
 const char *cons_errstr(int code)
 {
-	extern char *pvm_errlist[]; /* exported by libpvm3, as in PVM 3.4 */
-	extern int pvm_nerr;
-	static char buf[32];
-
-	if (code <= 0 && code > -pvm_nerr && pvm_errlist[-code])
-		return pvm_errlist[-code];
-	snprintf(buf, sizeof buf, "Error %d", code);
-	return buf;
+	return taskend_errstr(code);
 }
 
 int cons_parse_tid(const char *s)
