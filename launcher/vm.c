@@ -44,19 +44,24 @@ static void set_spawn_path(const char *progdir)
 		return;
 	const char *cur = getenv("PVM_PATH");
 	const char *root = getenv("PVM_ROOT");
-	size_t n = (cur ? strlen(cur) : 64) + (root ? strlen(root) : 0) +
-		   strlen(progdir) + 64;
+	/* the pvmd's default, as pvmd/spawn.c makes it: the home (which
+	 * the pvmd does not expand: ours to give) when there is one */
+	const char *home = getenv("HOME");
+	size_t n = (cur ? strlen(cur) : 0) + (root ? strlen(root) : 0) +
+		   (home ? strlen(home) : 0) + strlen(progdir) + 64;
 	char *v = malloc(n);
 	if (!v)
 		return;
+	char hdir[32 + 4096] = "";
+	if (home && *home)
+		snprintf(hdir, sizeof hdir, "%s/pvm3/bin/$PVM_ARCH:", home);
 	if (cur && *cur)
 		snprintf(v, n, "%s:%s", cur, progdir);
 	else if (root && *root)
 		/* "$PVM_ARCH" is the pvmd's to expand (pvmd/spawn.c) */
-		snprintf(v, n, "$HOME/pvm3/bin/$PVM_ARCH:%s/bin/$PVM_ARCH:%s",
-			 root, progdir);
+		snprintf(v, n, "%s%s/bin/$PVM_ARCH:%s", hdir, root, progdir);
 	else
-		snprintf(v, n, "$HOME/pvm3/bin/$PVM_ARCH:%s", progdir);
+		snprintf(v, n, "%s%s", hdir, progdir);
 	setenv("PVM_PATH", v, 1);
 	free(v);
 }
@@ -216,9 +221,11 @@ void vm_close(void)
 	const struct timespec step = {0, 10 * 1000000L};
 	for (int ms = 0; pvmd_alive() && ms < PVMD_GONE_WAIT_MS; ms += 10)
 		nanosleep(&step, NULL);
-	if (pvmd_alive())
+	if (pvmd_alive()) {
+		/* its tasks' inboxes are still its own */
 		fprintf(stderr, "pvmrun: the pvmd of %s did not stop\n", vmdir);
-	else
+	} else {
 		remove_vmdir();
-	shmseg_remove_all(); /* inboxes of tasks that died unseen */
+		shmseg_remove_all(); /* inboxes of tasks that died unseen */
+	}
 }
