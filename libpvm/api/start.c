@@ -83,9 +83,20 @@ static int run_pvmd(int argc, char **argv)
 	 * the caller goes on after the report.  One in the foreground (-f)
 	 * stays our child: its socket answering is the sign. */
 	int foreground = 0;
-	for (int i = 0; i < argc; i++)
-		foreground |= argv[i][0] == '-' && strchr(argv[i], 'f') &&
-			      argv[i][1] != 'd' && argv[i][1] != 'n';
+	for (int i = 0; i < argc; i++) {
+		/* the pvmd's options as its getopt reads them ("fd:n:hsS"):
+		 * -d and -n take the rest of the word, or the next one */
+		if (argv[i][0] != '-' || !strcmp(argv[i], "--"))
+			continue;
+		for (const char *o = argv[i] + 1; *o; o++) {
+			if (*o == 'f')
+				foreground = 1;
+			if (*o == 'd' || *o == 'n') {
+				i += !o[1];
+				break;
+			}
+		}
+	}
 	for (int waited = 0; waited < START_TIMEOUT_MS;
 	     waited += START_POLL_MS) {
 		int st;
