@@ -8,12 +8,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,21 +174,11 @@ int vm_nhosts(void)
 	return nhost;
 }
 
-/* Whether the private pvmd still runs: it holds a lock on its
- * directory's lock file for its whole life (proto/vmdir.h), which is
- * released when it exits even while it waits, a zombie, for a slow
- * reaper (its parent is init: kill(pid, 0) would still succeed). */
+/* Whether the private pvmd still runs (by its lock: as its parent is
+ * init, it may wait a zombie for a slow reaper). */
 static int pvmd_alive(void)
 {
-	char path[700];
-	if (!vmdir[0] || vmdir_in(path, sizeof path, vmdir, VMDIR_LOCK) < 0)
-		return 0;
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	int alive = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return alive;
+	return vmdir[0] && vmdir_pvmd_alive(vmdir);
 }
 
 /* Empties and removes the private machine's directory: the pvmd leaves

@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
-#include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,37 +207,31 @@ int vmdir_write_file(const char *path, const char *text)
 	return 0;
 }
 
-/* Is there a live pvmd in VM directory `dir` (its pid file names a
- * process that exists)?  Only looks: no lock taken, no connection. */
-static int dir_has_pvmd(const char *dir)
+int vmdir_pvmd_alive(const char *dir)
 {
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/%s", dir, VMDIR_PID) >=
-	    (int)sizeof path)
+	if (vmdir_in(path, sizeof path, dir, VMDIR_LOCK) < 0)
 		return 0;
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return 0;
-	int pid = 0;
-	int ok = fscanf(f, "%d", &pid) == 1 && pid > 0;
-	fclose(f);
-	return ok && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	/* a shared lock: it only fails while the pvmd holds its own (a
+	 * pvmd that starts at this instant tries again: pvmd/main.c) */
+	int alive = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
 }
 
-int vmdir_list_running(char *buf, size_t n)
+/* Appends to buf the machines with a live pvmd among the directories
+ * pvm.<uid>[.<vmid>] of `parent`; counts them in *count. */
+static void list_in(const char *parent, char *buf, size_t n, int *count)
 {
-	const char *tmp = getenv("PVM_TMP");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
 	char prefix[32];
 	snprintf(prefix, sizeof prefix, "pvm.%u", (unsigned)getuid());
 	size_t plen = strlen(prefix);
-	DIR *d = opendir(tmp);
-	int count = 0;
-	if (n)
-		buf[0] = '\0';
+	DIR *d = opendir(parent);
 	if (!d)
-		return 0;
+		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, prefix, plen) ||
@@ -245,17 +239,34 @@ int vmdir_list_running(char *buf, size_t n)
 			continue;
 		char dir[PATH_MAX];
 		struct stat st;
-		if (snprintf(dir, sizeof dir, "%s/%s", tmp, e->d_name) >=
+		if (snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name) >=
 			    (int)sizeof dir ||
 		    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != getuid() || !dir_has_pvmd(dir))
+		    st.st_uid != getuid() || !vmdir_pvmd_alive(dir))
 			continue;
 		const char *vmid = e->d_name[plen] ? e->d_name + plen + 1 : "";
 		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, "%s%s", count ? ", " : "",
+		snprintf(buf + len, n - len, "%s%s", *count ? ", " : "",
 			 *vmid ? vmid : "(no PVM_VMID)");
-		count++;
+		(*count)++;
 	}
 	closedir(d);
+}
+
+int vmdir_list_running(char *buf, size_t n)
+{
+	const char *tmp = getenv("PVM_TMP");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	int count = 0;
+	if (!n)
+		return 0;
+	buf[0] = '\0';
+	list_in(tmp, buf, n, &count);
+	/* and those that live in the home because another user held
+	 * their name in PVM_TMP (vmdir_path) */
+	char fb[512];
+	if (fallback_parent(fb, sizeof fb, 2) == 0)
+		list_in(fb, buf, n, &count);
 	return count;
 }

@@ -69,9 +69,15 @@ int vmdir_check(void);
  * the file before.  0, or -1 with errno set. */
 int vmdir_write_file(const char *path, const char *text);
 
-/* The virtual machines of this user with a live pvmd in
- * ${PVM_TMP:-/tmp}: their PVM_VMIDs ("(no PVM_VMID)" for the default
- * one), joined with ", " into buf (cut to size).  Returns how many. */
+/* Whether a pvmd runs in directory `dir`: it holds its lock file for
+ * its whole life (released when it exits, even while it waits, a zombie,
+ * for its parent; a pid file would still name it).  Only looks. */
+int vmdir_pvmd_alive(const char *dir);
+
+/* The virtual machines of this user with a live pvmd, in
+ * ${PVM_TMP:-/tmp} and in the fallback of vmdir_path: their PVM_VMIDs
+ * ("(no PVM_VMID)" for the default one), joined with ", " into buf (cut
+ * to size).  Returns how many. */
 int vmdir_list_running(char *buf, size_t n);
 
 #endif /* PVM_VMDIR_H */

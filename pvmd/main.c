@@ -200,12 +200,14 @@ static void take_lock(struct pvmd *d)
 			     strerror(errno));
 	/* A pvmd started by a master waits a little: the one it replaces
 	 * (the host was just deleted and added again) may still be
-	 * stopping its tasks. */
-	for (int tries = slave ? 30 : 0;
+	 * stopping its tasks.  Any other tries a few times over 50 ms: a
+	 * look at whether a pvmd runs (vmdir_pvmd_alive) holds the lock
+	 * for an instant. */
+	for (int tries = slave ? 30 : 5;
 	     flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
 	     tries > 0;
 	     tries--)
-		usleep(100000);
+		usleep(slave ? 100000 : 10000);
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
 			startup_fail("pvmd already running");

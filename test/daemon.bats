@@ -230,6 +230,10 @@ teardown() {
 	run t "$TESTTMP/bin/pt_mbox" list
 	show
 	[ "${lines[0]}" = "getmboxinfo 0 n 0" ]
+	# a task of another machine's name lists it among those that run
+	run env PVM_VMID=wrong "$TESTTMP/bin/pt_run" ok
+	show
+	[[ "${lines[2]}" == *"]: virtual machines of this user running: $PVM_VMID" ]]
 	# and nobody's directory stayed nobody's, and empty
 	[ "$(stat -c %U "$primary")" = nobody ]
 	[ -z "$(ls -A "$primary")" ]
