@@ -84,7 +84,11 @@ const char *lpvm_priv_errstr(int code);
  * pvmd never started it or has forgotten it, PvmNotImpl from a pvmd
  * without the request, PvmSysErr without a pvmd.  Prints nothing.
  */
-enum { LPVM_END_RUNNING = 0, LPVM_END_EXITED = 1, LPVM_END_SIGNALED = 2 };
+enum {
+	LPVM_END_RUNNING = WIRE_END_RUNNING,
+	LPVM_END_EXITED = WIRE_END_EXITED,
+	LPVM_END_SIGNALED = WIRE_END_SIGNALED
+};
 struct lpvm_taskend {
 	int state, code, core;
 	char aout[64]; /* the program's name as spawned ("" unknown) */

@@ -147,6 +147,13 @@ enum wire_tm {
 	WIRE_TM_MAX
 };
 
+/* The state in a TM_TASKEND answer (docs/protocol.md). */
+enum wire_taskend_state {
+	WIRE_END_RUNNING = 0,  /* not reaped yet */
+	WIRE_END_EXITED = 1,   /* code: its exit status */
+	WIRE_END_SIGNALED = 2, /* code: the signal */
+};
+
 /*
  * Control codes spoken only between pvmds, on their TCP links
  * (docs/hosts.md).  Task connections never carry them.

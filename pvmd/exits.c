@@ -107,27 +107,24 @@ static int child_running(const struct pvmd *d, int tid)
 	return 0;
 }
 
-/* States of the TM_TASKEND answer (docs/protocol.md). */
-enum { END_RUNNING = 0, END_EXITED = 1, END_SIGNALED = 2 };
-
 int ctl_taskend(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r)
 {
 	int tid = wire_rd_i32(r);
 	if (r->err || r->left)
 		return -1;
-	int status = 0, state = END_RUNNING, code = 0, core = 0;
+	int status = 0, state = WIRE_END_RUNNING, code = 0, core = 0;
 	const struct exit_rec *e = find(tid);
 	struct task *t = task_find(d, tid);
 	const char *aout = t && t->aout ? t->aout : e ? e->aout : "";
 	if (child_running(d, tid) || t)
-		state = END_RUNNING;
+		state = WIRE_END_RUNNING;
 	else if (e && e->wstatus != -1 && WIFSIGNALED(e->wstatus)) {
-		state = END_SIGNALED;
+		state = WIRE_END_SIGNALED;
 		code = WTERMSIG(e->wstatus);
 		core = WCOREDUMP(e->wstatus) != 0;
 	} else if (e && e->wstatus != -1) {
-		state = END_EXITED;
+		state = WIRE_END_EXITED;
 		code = WEXITSTATUS(e->wstatus);
 	} else {
 		/* never spawned here, or forgotten */
