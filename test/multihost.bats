@@ -835,10 +835,16 @@ import socket, sys, time
 s = [socket.create_connection(("h1", int(sys.argv[1]))) for _ in range(200)]
 time.sleep(8)' "$port"
 	local flood=$HOSTS_BG_PID
-	wait_until 10 eval 'mh_log 1 | grep -q "link connections not authenticated: dropping the oldest"'
+	wait_until 10 eval 'mh_log 1 | grep -q "dropped, the oldest of [0-9]* link connections not authenticated"'
 	fds=$(ls /proc/"$pid"/fd | wc -l)
 	echo "# master's descriptors: $fds0 before, $fds during the flood" >&3
 	[ "$fds" -lt $((fds0 + 40)) ]
+	# some 170 drops, logged as that address's other lines are: a burst,
+	# then a few a second and a count
+	local drops
+	drops=$(mh_log 1 | grep -c "dropped, the oldest of")
+	echo "# $drops lines about the drops" >&3
+	[ "$drops" -le 40 ]
 	[ "$(mh_conf_n)" = 3 ]
 	mh_ok 1 pt_mh pingall nobig
 	kill "$flood" 2>/dev/null || true

@@ -72,9 +72,13 @@ static void tcp_accept_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 				oldest = o;
 			}
 		if (npre >= PREAUTH_MAX) {
-			plog(PL_ERR,
-			     "%d link connections not authenticated: dropping the oldest",
-			     npre);
+			/* counted against the address it came from: a line
+			 * per drop would let a peer that only connects
+			 * flood the log */
+			plog_src(oldest->logsrc, PL_ERR,
+				 "%s: dropped, the oldest of %d link "
+				 "connections not authenticated",
+				 conn_peer(oldest), npre);
 			conn_close(d, oldest,
 				   "too many connections not authenticated");
 		}
