@@ -651,23 +651,32 @@ static int read_some(struct pvmd *d, struct conn *c, size_t budget)
 			return 0;
 		}
 		got += (size_t)n;
+		/* less than there was room for: the socket is empty now, and
+		 * the loop (level-triggered) calls again when it is not; a
+		 * read to see EAGAIN would cost a system call per message */
+		int drained = (size_t)n < room;
 		if (c->kind == CONN_LINK)
 			c->last_rx = loop_now_ms();
 		if (c->cur) {
 			c->curfill += (size_t)n;
-			if (c->curfill < c->cur->len)
+			if (c->curfill < c->cur->len) {
+				if (drained)
+					return 0;
 				continue;
+			}
 			struct fbuf *f = c->cur;
 			c->cur = NULL;
 			int r = handle_frame(d, c, &c->curhdr, f, &why);
 			fbuf_put(f);
 			if (r < 0)
 				goto bad;
-			continue;
+		} else {
+			c->rlen += (size_t)n;
+			if (parse(d, c, &why) < 0)
+				goto bad;
 		}
-		c->rlen += (size_t)n;
-		if (parse(d, c, &why) < 0)
-			goto bad;
+		if (drained)
+			return 0;
 	}
 	return c->state != C_CLOSING && !c->rpaused;
 
