@@ -128,6 +128,9 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
 int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
+/* TM_ADDCANCEL: the asker's own add requests end now (docs/hosts.md). */
+int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
 /* Adds the hosts of the hostfile given at startup (not '&' ones); what
  * host_started returns. */
 int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
