@@ -296,7 +296,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
-	int n = hoster_startup_lines(d, s->h, &s->o, lines, sizeof lines);
+	int n = hoster_startup_lines(d, s->h, &s->o, 0, lines, sizeof lines);
 	printf("*** Manual startup ***\n"
 	       "Login to \"%s\" and type:\n%s\n"
 	       "and give it these lines on its standard input:\n%.*s"
@@ -401,7 +401,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 
 	/* the startup lines: the secret goes only this way */
 	char buf[4096];
-	int n = hoster_startup_lines(d, s->h, o, buf, sizeof buf);
+	int n = hoster_startup_lines(d, s->h, o, hoster_start_timeout(), buf,
+				     sizeof buf);
 	ssize_t w = write(in[1], buf, (size_t)n);
 	explicit_bzero(buf, sizeof buf);
 	close(in[1]);
