@@ -675,8 +675,9 @@ int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		start_fail(d, s, PvmCantStart, "cancelled");
 		n++;
 	}
-	plog(PL_INFO, "t%x cancelled its add (wid %u): %d host%s", tid, wid, n,
-	     n == 1 ? "" : "s");
+	plog(PL_INFO,
+	     "t%x asked to cancel its add (wid %u): %d host%s cancelled", tid,
+	     wid, n, n == 1 ? "" : "s");
 	ctl_reply_status(d, c, h, n);
 	return 0;
 }
