@@ -130,13 +130,13 @@ in_out() {
 	# the erase before each redraw, then ^C: the line is erased and the
 	# table follows
 	cat >"$TESTTMP/steps" <<-'EOF'
-		expect 10 pvm> $
+		expect 10 pvm>
 		send add 127.0.0.2\r
 		expect 5 \r\x1b\[Kadd: waiting for 127\.0\.0\.2 \(1 s; Ctrl-C cancels\)
 		expect 5 \r\x1b\[Kadd: waiting for 127\.0\.0\.2 \(2 s; Ctrl-C cancels\)
 		send \x03
 		expect 3 \r\x1b\[K0 successful\r\n
-		expect 3 127\.0\.0\.2 Can't start pvmd\r\n +cancelled\r\npvm> $
+		expect 3 127\.0\.0\.2 Can't start pvmd\r\n +cancelled\r\npvm>
 		send conf\r
 		expect 5 1 host, 1 data format
 		send quit\r
