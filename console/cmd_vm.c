@@ -58,7 +58,9 @@ int cmd_mstat(int argc, char **argv)
  * console prints them: "N successful", a header, and a line per host
  * with the new pvmd's tid ("deleted") or the error text.  When the call
  * fails as a whole the library's own error message says why (PvmAutoErr,
- * as with the reference) and there is no table.
+ * as with the reference) and there is no table.  add shows its wait and
+ * Ctrl-C cancels it (addwait.c): the table then says "cancelled" under
+ * the hosts that were still starting, and the command has failed.
  */
 static int hosts_change(int argc, char **argv, int add)
 {
@@ -68,7 +70,8 @@ static int hosts_change(int argc, char **argv, int add)
 		term_printf("%s: out of memory\n", argv[0]);
 		return -1;
 	}
-	int cc = add ? pvm_addhosts(&argv[1], n, infos)
+	int cancelled = 0;
+	int cc = add ? addwait_addhosts(&argv[1], n, infos, &cancelled)
 		     : pvm_delhosts(&argv[1], n, infos);
 	if (cc < 0) {
 		free(infos);
@@ -98,7 +101,7 @@ static int hosts_change(int argc, char **argv, int add)
 		}
 	}
 	free(infos);
-	return 0;
+	return cancelled ? -1 : 0;
 }
 
 int cmd_add(int argc, char **argv)

@@ -18,7 +18,8 @@ static const struct cmd commands[] = {
 	{"add", 1, -1, cmd_add, "Add hosts to virtual machine",
 	 "Syntax:  add hostname ...\n"
 	 "  or     add 'hostname <option>=<value>...' ...\n"
-	 "(See man page for 'pvmd3' for valid host (file) options.)\n"},
+	 "(See man page for 'pvmd3' for valid host (file) options.)\n"
+	 "Ctrl-C while it waits cancels the hosts still starting.\n"},
 	{"alias", 0, -1, cmd_alias, "Define/list command aliases",
 	 "Syntax:  alias [name command args ...]\n"},
 	{"conf", 0, 0, cmd_conf, "List virtual machine configuration",

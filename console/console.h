@@ -18,6 +18,7 @@
  *             written to a file; the jobs command
  *   rc.c      start-up: arguments, hostfile, .pvmrc files
  *   hostwatch.c  "Console: N new hosts added" when others add hosts
+ *   addwait.c  add's wait: progress on stderr, Ctrl-C cancels
  *   script.c  --command, --script, --json: the console in scripts
  *   json.c    the --json forms of conf, ps, mstat, jobs and version
  *   complete.c  tab completion of commands and of programs for spawn
@@ -158,6 +159,13 @@ void hostwatch_start(void);
 void hostwatch_own(int tid);
 /* Handles message bufid if it is a PvmHostAdd notify (returns 1). */
 int hostwatch_message(int bufid, int tag);
+
+/* ---- add's wait (addwait.c) ---- */
+
+/* pvm_addhosts showing on stderr what it waits for, cancelled by
+ * SIGINT (Ctrl-C) meanwhile: *cancelled is then 1 and the hosts still
+ * starting failed with the reason "cancelled". */
+int addwait_addhosts(char **names, int n, int *infos, int *cancelled);
 
 /* ---- start-up (rc.c) ---- */
 

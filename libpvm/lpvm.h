@@ -17,6 +17,7 @@
 #ifndef LPVM_H
 #define LPVM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,28 @@ int lp_enroll_no_pvmd(void);
  */
 int lp_ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
 		size_t *replylen);
+
+/*
+ * What a caller of lp_ctl_call_watched does while it waits: tick runs
+ * every period_ms with the time waited so far (ms); when it returns
+ * nonzero, or *stop is set (a signal handler's flag: the signal also
+ * cuts the wait short), the request cancel_code goes to the pvmd once,
+ * with i32 the wid of the call, and the wait goes on, without ticks, for
+ * the call's own reply.  cancelled tells whether it went.  tick must
+ * not call the library (calls do not nest).
+ */
+struct lp_ctl_watch {
+	int period_ms;
+	int (*tick)(void *arg, long waited_ms);
+	void *arg;
+	const volatile sig_atomic_t *stop; /* NULL: none */
+	int cancel_code;
+	int cancelled; /* out */
+};
+
+/* lp_ctl_call, watched by w (NULL: as lp_ctl_call). */
+int lp_ctl_call_watched(int code, const struct wire_wr *req, uint8_t **reply,
+			size_t *replylen, struct lp_ctl_watch *w);
 
 /* Sends control message `code` expecting no reply (TM_HALT). */
 int lp_ctl_send(int code, const struct wire_wr *req);

@@ -7,6 +7,7 @@
 #ifndef LPVM_PRIV_H
 #define LPVM_PRIV_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,5 +111,26 @@ int lpvm_priv_spawnpath(char *buf, size_t size);
  * pvm_addhosts.
  */
 const char *lpvm_priv_addhost_why(int i);
+
+/*
+ * pvm_addhosts for a caller that shows the wait and may end it (the
+ * console's add).  While the master's answer is awaited, tick(arg, ms)
+ * runs every period_ms (<= 0: 1000) with the time waited so far; it must
+ * not call the library.  When it returns nonzero, or *stop is set (by a
+ * signal handler: the signal also ends the current wait at once), the
+ * library asks the master to cancel (TM_ADDCANCEL) and waits on, without
+ * ticks: the hosts of this call still starting fail at once, with
+ * PvmCantStart and the reason "cancelled" (lpvm_priv_addhost_why).
+ * Returns as pvm_addhosts; `cancelled` says whether the cancel was asked.
+ */
+struct lpvm_addwatch {
+	int period_ms;
+	int (*tick)(void *arg, long waited_ms);
+	void *arg;
+	const volatile sig_atomic_t *stop; /* NULL: none */
+	int cancelled;			   /* out */
+};
+int lpvm_priv_addhosts(char **hosts, int nhost, int *infos,
+		       struct lpvm_addwatch *w);
 
 #endif /* LPVM_PRIV_H */

@@ -144,6 +144,9 @@ enum wire_tm {
 	WIRE_TM_TCPPORT = 34,	 /* i32 port of that listener -> i32 status */
 	WIRE_TM_TASKEND = 35,	 /* i32 tid -> how its process ended */
 	WIRE_TM_SPAWNPATH = 36,	 /* the directories spawn searches */
+	WIRE_TM_ADDCANCEL = 37,	 /* i32 wid of the asker's TM_ADDHOST (0:
+				  * all of its) -> i32 hosts cancelled: its
+				  * starts still pending fail (the master) */
 	WIRE_TM_MAX
 };
 

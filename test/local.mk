@@ -9,7 +9,7 @@ test_progs = test/progs/pt_task test/progs/pt_pack test/progs/pt_msg \
 	test/progs/pt_hoster test/progs/pt_notify test/progs/pt_tran \
 	test/progs/pt_arch test/progs/pt_hxsvc test/progs/pt_orphan \
 	test/progs/pt_flood test/progs/pt_chaos test/progs/pt_py \
-	test/progs/pt_run
+	test/progs/pt_run test/progs/pt_addcancel
 check_PROGRAMS += $(test_progs)
 test_progs_ldflags = -no-install
 
@@ -105,6 +105,12 @@ test_progs_pt_pull_LDFLAGS = $(test_progs_ldflags)
 test_progs_pt_hosts_SOURCES = test/progs/pt_hosts.c test/progs/tcommon.h
 test_progs_pt_hosts_LDADD = libpvm/libpvm3.la
 test_progs_pt_hosts_LDFLAGS = $(test_progs_ldflags)
+# pt_addcancel: pvm_addhosts cut short (lpvm_priv_addhosts, TM_ADDCANCEL;
+# add-cancel.bats).
+test_progs_pt_addcancel_SOURCES = test/progs/pt_addcancel.c \
+	test/progs/tcommon.h
+test_progs_pt_addcancel_LDADD = libpvm/libpvm3.la proto/libwire.la
+test_progs_pt_addcancel_LDFLAGS = $(test_progs_ldflags)
 # pt_tcp: direct routes over TCP (direct-tcp.bats).
 test_progs_pt_tcp_SOURCES = test/progs/pt_tcp.c test/progs/tcommon.h
 test_progs_pt_tcp_LDADD = libpvm/libpvm3.la

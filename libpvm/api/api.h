@@ -37,6 +37,9 @@ int lp_api_enroll(const char *fn);
  */
 int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
 		uint8_t **mem);
+/* lp_api_call watched by w while it waits (lpvm.h; NULL: none). */
+int lp_api_call_watched(int code, const struct wire_wr *req, struct wire_rd *rd,
+			uint8_t **mem, struct lp_ctl_watch *w);
 
 /* A control call whose reply is only its status: sends `code` with `req`,
  * frees `req` and the reply, and returns the status (0 or an error). */

@@ -88,13 +88,13 @@ int lp_api_enroll(const char *fn)
 }
 
 static int call(int code, const struct wire_wr *req, struct wire_rd *rd,
-		uint8_t **mem)
+		uint8_t **mem, struct lp_ctl_watch *w)
 {
 	size_t len = 0;
 	*mem = NULL;
 	if (req && req->err)
 		return PvmNoMem;
-	int r = lp_ctl_call(code, req, mem, &len);
+	int r = lp_ctl_call_watched(code, req, mem, &len, w);
 	if (r < 0) {
 		*mem = NULL;
 		return r;
@@ -144,6 +144,7 @@ static const char *const ctl_names[WIRE_TM_MAX] = {
 	[WIRE_TM_REGHOSTER] = "TM_REGHOSTER",
 	[WIRE_TM_TASKEND] = "TM_TASKEND",
 	[WIRE_TM_SPAWNPATH] = "TM_SPAWNPATH",
+	[WIRE_TM_ADDCANCEL] = "TM_ADDCANCEL",
 };
 
 void lp_api_debug_call(int code, size_t reqlen, int status)
@@ -158,7 +159,13 @@ void lp_api_debug_call(int code, size_t reqlen, int status)
 int lp_api_call(int code, const struct wire_wr *req, struct wire_rd *rd,
 		uint8_t **mem)
 {
-	int status = call(code, req, rd, mem);
+	return lp_api_call_watched(code, req, rd, mem, NULL);
+}
+
+int lp_api_call_watched(int code, const struct wire_wr *req, struct wire_rd *rd,
+			uint8_t **mem, struct lp_ctl_watch *w)
+{
+	int status = call(code, req, rd, mem, w);
 	if (lp.debugmask)
 		lp_api_debug_call(code, req ? req->len : 0, status);
 	return status;

@@ -5,6 +5,7 @@
  * one result per name, as the reference does.
  */
 #include "api.h"
+#include "lpvm_priv.h"
 
 #include <stdlib.h>
 #include <sys/time.h>
@@ -51,7 +52,8 @@ const char *lpvm_priv_addhost_why(int i)
 	return i >= 0 && i < add_nwhy ? add_why[i] : NULL;
 }
 
-static int host_call(const char *fn, int code, char **names, int n, int *infos)
+static int host_call(const char *fn, int code, char **names, int n, int *infos,
+		     struct lp_ctl_watch *watch)
 {
 	if (!names || n < 1)
 		return lp_err(fn, PvmBadParam);
@@ -67,7 +69,7 @@ static int host_call(const char *fn, int code, char **names, int n, int *infos)
 		wire_wr_str(&w, names[i]);
 	struct wire_rd rd;
 	uint8_t *mem;
-	int st = lp_api_call(code, &w, &rd, &mem);
+	int st = lp_api_call_watched(code, &w, &rd, &mem, watch);
 	wire_wr_free(&w);
 	if (st >= 0) {
 		/* exactly one result per name, nothing more */
@@ -98,12 +100,30 @@ static int host_call(const char *fn, int code, char **names, int n, int *infos)
 
 int pvm_addhosts(char **hosts, int nhost, int *infos)
 {
-	return host_call("pvm_addhosts", WIRE_TM_ADDHOST, hosts, nhost, infos);
+	return host_call("pvm_addhosts", WIRE_TM_ADDHOST, hosts, nhost, infos,
+			 NULL);
+}
+
+int lpvm_priv_addhosts(char **hosts, int nhost, int *infos,
+		       struct lpvm_addwatch *w)
+{
+	struct lp_ctl_watch cw = {
+		.period_ms = w->period_ms,
+		.tick = w->tick,
+		.arg = w->arg,
+		.stop = w->stop,
+		.cancel_code = WIRE_TM_ADDCANCEL,
+	};
+	int r = host_call("pvm_addhosts", WIRE_TM_ADDHOST, hosts, nhost, infos,
+			  &cw);
+	w->cancelled = cw.cancelled;
+	return r;
 }
 
 int pvm_delhosts(char **hosts, int nhost, int *infos)
 {
-	return host_call("pvm_delhosts", WIRE_TM_DELHOST, hosts, nhost, infos);
+	return host_call("pvm_delhosts", WIRE_TM_DELHOST, hosts, nhost, infos,
+			 NULL);
 }
 
 /* a - b, with the microseconds in 0..999999 and the sign in the seconds

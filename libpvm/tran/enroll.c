@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "lpvm.h"
 #include "poll.h"
 #include "tran.h"
@@ -106,17 +107,59 @@ static int ctl_write(int code, uint32_t wid, const struct wire_wr *req)
 	return lp_conn_send(c, &m);
 }
 
+/* One wait of a watched call (lp_ctl_watch): its tick when due, the
+ * cancel when asked; the longest to block then in *t (NULL: no limit). */
+static int watch_step(struct lp_ctl_watch *w, int64_t start_ms,
+		      int64_t *next_ms, struct timespec *t,
+		      const struct timespec **tp)
+{
+	*tp = NULL;
+	if (!w || w->cancelled)
+		return 0;
+	int64_t now = mono_ms();
+	int cancel = w->stop && *w->stop;
+	if (now >= *next_ms) {
+		if (!cancel && w->tick)
+			cancel = w->tick(w->arg, (long)(now - start_ms));
+		while (*next_ms <= now)
+			*next_ms += w->period_ms;
+	}
+	if (cancel) {
+		struct wire_wr c;
+		wire_wr_init(&c);
+		wire_wr_i32(&c, (int32_t)want.wid);
+		int r = ctl_write(w->cancel_code, next_wid(), &c);
+		wire_wr_free(&c);
+		w->cancelled = 1;
+		return r;
+	}
+	/* a signal may come just before ppoll blocks: it is seen at the
+	 * next tick at the latest */
+	int64_t left = *next_ms - now;
+	t->tv_sec = (time_t)(left / 1000);
+	t->tv_nsec = (long)(left % 1000) * 1000000;
+	*tp = t;
+	return 0;
+}
+
 /* Sends a request and waits for its reply; no enrollment check. */
 static int ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
-		    size_t *replylen)
+		    size_t *replylen, struct lp_ctl_watch *w)
 {
 	want.code = code;
 	want.wid = next_wid();
 	want.done = 0;
 	want.data = NULL;
 	int r = ctl_write(code, want.wid, req);
+	if (w && w->period_ms <= 0)
+		w->period_ms = 1000;
+	int64_t start = w ? mono_ms() : 0;
+	int64_t next = start + (w ? w->period_ms : 0);
 	while (r == 0 && !want.done) {
-		if (!lp_pvmd_conn() || lp_progress(NULL) < 0)
+		struct timespec t;
+		const struct timespec *tp;
+		r = watch_step(w, start, &next, &t, &tp);
+		if (r == 0 && (!lp_pvmd_conn() || lp_progress(tp) < 0))
 			r = PvmSysErr;
 	}
 	want.wid = 0;
@@ -204,7 +247,7 @@ int lp_enroll(void)
 	wire_wr_i32(&w, lp_route_listen()); /* 0: no TCP direct routes */
 	uint8_t *rep = NULL;
 	size_t replen = 0;
-	int r = ctl_call(WIRE_TM_CONNECT, &w, &rep, &replen);
+	int r = ctl_call(WIRE_TM_CONNECT, &w, &rep, &replen, NULL);
 	wire_wr_free(&w);
 	if (r == 0)
 		r = parse_connect(rep, replen);
@@ -227,10 +270,16 @@ int lp_enroll(void)
 int lp_ctl_call(int code, const struct wire_wr *req, uint8_t **reply,
 		size_t *replylen)
 {
+	return lp_ctl_call_watched(code, req, reply, replylen, NULL);
+}
+
+int lp_ctl_call_watched(int code, const struct wire_wr *req, uint8_t **reply,
+			size_t *replylen, struct lp_ctl_watch *w)
+{
 	int r = lp_enroll();
 	if (r < 0)
 		return r;
-	return ctl_call(code, req, reply, replylen);
+	return ctl_call(code, req, reply, replylen, w);
 }
 
 int lp_ctl_send(int code, const struct wire_wr *req)

@@ -86,6 +86,7 @@ const struct ctl_row host_ctl_rows[WIRE_TM_MAX] = {
 	[WIRE_TM_CONFIG] = {"TM_CONFIG", ctl_config, CTL_ANY},
 	[WIRE_TM_ADDHOST] = {"TM_ADDHOST", ctl_addhost, CTL_MASTER},
 	[WIRE_TM_DELHOST] = {"TM_DELHOST", ctl_delhost, CTL_MASTER},
+	[WIRE_TM_ADDCANCEL] = {"TM_ADDCANCEL", ctl_addcancel, CTL_MASTER},
 	[WIRE_TM_HOSTSYNC] = {"TM_HOSTSYNC", ctl_hostsync, CTL_TID_HOST},
 	[WIRE_TM_REGHOSTER] = {"TM_REGHOSTER", ctl_reghoster, CTL_HERE},
 };

@@ -133,7 +133,7 @@ void host_daemon_msg(struct pvmd *d, int tid, const struct wire_hdr *h,
 /* ---- control requests ---- */
 
 /* The host layer's rows of the control table (TM_CONFIG, TM_ADDHOST,
- * TM_DELHOST, TM_HOSTSYNC, TM_REGHOSTER), indexed by code. */
+ * TM_DELHOST, TM_ADDCANCEL, TM_HOSTSYNC, TM_REGHOSTER), indexed by code. */
 extern const struct ctl_row host_ctl_rows[];
 /* Called by ctl_dispatch for a request of a local task, with its row's
  * `where`: if another pvmd handles it, sends it there (or splits it over

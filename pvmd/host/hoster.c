@@ -85,8 +85,13 @@ static void start_free(struct pvmd *d, struct start *s)
 	}
 	if (s->err_fd >= 0)
 		close(s->err_fd);
-	if (s->pid > 0)
-		kill(s->pid, SIGKILL); /* reaped by pvmd_reap */
+	if (s->pid > 0) {
+		/* the remote shell leads a session of its own (run_rsh):
+		 * its helpers (a wrapper script's children, a ProxyCommand)
+		 * go with it; reaped by pvmd_reap */
+		kill(-s->pid, SIGKILL);
+		kill(s->pid, SIGKILL);
+	}
 	if (s->asking)
 		pw_cancel(d);
 	pw_file_remove(s->pwfile);
@@ -291,7 +296,7 @@ static void manual_begin(struct pvmd *d, struct start *s)
 		start_fail(d, s, PvmSysErr, "cannot name the pvmd to start");
 		return;
 	}
-	int n = hoster_startup_lines(d, s->h, &s->o, lines, sizeof lines);
+	int n = hoster_startup_lines(d, s->h, &s->o, 0, lines, sizeof lines);
 	printf("*** Manual startup ***\n"
 	       "Login to \"%s\" and type:\n%s\n"
 	       "and give it these lines on its standard input:\n%.*s"
@@ -396,7 +401,8 @@ static int run_rsh(struct pvmd *d, struct start *s, const struct hostopt *o)
 
 	/* the startup lines: the secret goes only this way */
 	char buf[4096];
-	int n = hoster_startup_lines(d, s->h, o, buf, sizeof buf);
+	int n = hoster_startup_lines(d, s->h, o, hoster_start_timeout(), buf,
+				     sizeof buf);
 	ssize_t w = write(in[1], buf, (size_t)n);
 	explicit_bzero(buf, sizeof buf);
 	close(in[1]);
@@ -635,6 +641,44 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		free(lines[i]);
 	free(lines);
 	addreq_done(d, ar, n, 0);
+	return 0;
+}
+
+/* ---- TM_ADDCANCEL: i32 wid -> i32 hosts cancelled ---- */
+
+/* A start of task tid's add request `wid` (0: of any of its requests) to
+ * cancel, or NULL.  Manual starts waiting for the terminal go first, so
+ * that ending the one holding it hands the terminal to none of them. */
+static struct start *cancel_next(const struct pvmd *d, int tid, uint32_t wid)
+{
+	struct start *pick = NULL;
+	for (struct start *s = d->hosts->starts; s; s = s->next)
+		if (s->ar && s->ar->req_tid == tid &&
+		    (!wid || s->ar->req.wid == wid) && (!pick || s->waiting))
+			pick = s;
+	return pick;
+}
+
+int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r)
+{
+	uint32_t wid = (uint32_t)wire_rd_i32(r);
+	if (r->err || r->left)
+		return -1;
+	/* only the asker's: the request names no one else's */
+	int tid = ctl_src(c, h), n = 0;
+	struct start *s;
+	/* each fails as a timed-out start does (its remote shell killed,
+	 * its slot freed, a late answer unread); the last one sends the
+	 * add's reply, ahead of this one */
+	while (d->hosts->master && (s = cancel_next(d, tid, wid))) {
+		start_fail(d, s, PvmCantStart, "cancelled");
+		n++;
+	}
+	plog(PL_INFO,
+	     "t%x asked to cancel its add (wid %u): %d host%s cancelled", tid,
+	     wid, n, n == 1 ? "" : "s");
+	ctl_reply_status(d, c, h, n);
 	return 0;
 }
 

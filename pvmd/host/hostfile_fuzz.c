@@ -40,7 +40,7 @@ static void round_trip(const struct hostopt *o)
 	struct host h = {.no = 2};
 	snprintf(h.name, sizeof h.name, "%s", o->name);
 	char lines[8192], cmd[2048];
-	hoster_startup_lines(&master, &h, o, lines, sizeof lines);
+	hoster_startup_lines(&master, &h, o, 1000, lines, sizeof lines);
 	if (hoster_remote_command(o, cmd, sizeof cmd) < 0)
 		abort();
 	fz_env_clear();

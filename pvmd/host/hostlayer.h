@@ -40,6 +40,10 @@ struct hostlayer {
 	int have_commit;
 	unsigned ticket_life_ms; /* it stops when no master came by then */
 	uint64_t ticket_deadline;
+	/* a slave started over ssh: it stops when no master's table came
+	 * by then (a start the master gave up: timed out, cancelled) */
+	unsigned master_wait_ms;
+	uint64_t master_deadline;
 	int tcp_fd;	       /* listening TCP socket */
 	struct loop_io tcp_io; /* its watcher (link.c) */
 	int tcp_paused; /* out of descriptors: accepting again next tick */
@@ -128,6 +132,9 @@ int ctl_addhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
 int ctl_delhost(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		struct wire_rd *r);
+/* TM_ADDCANCEL: the asker's own add requests end now (docs/hosts.md). */
+int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
+		  struct wire_rd *r);
 /* Adds the hosts of the hostfile given at startup (not '&' ones); what
  * host_started returns. */
 int hoster_start_hostfile(struct pvmd *d, const char *path, char *err,
@@ -153,9 +160,12 @@ void hoster_startup_values(
 	const struct pvmd *d, const struct host *h, const struct hostopt *o,
 	void (*put)(void *ctx, const char *key, const char *val), void *ctx);
 /* The startup lines for h's pvmd on its stdin, the secret and "end"
- * included, into buf (cut if they do not fit).  Returns their length. */
+ * included, into buf (cut if they do not fit).  masterwait_ms: how long
+ * it waits for us once it answers (0: for ever, a manual start).
+ * Returns their length. */
 int hoster_startup_lines(const struct pvmd *d, const struct host *h,
-			 const struct hostopt *o, char *buf, size_t size);
+			 const struct hostopt *o, unsigned masterwait_ms,
+			 char *buf, size_t size);
 /* PVM_HOST_START_TIMEOUT (ms, default 30000): how long a start may take
  * (and a hoster-started pvmd's ticket lives). */
 unsigned hoster_start_timeout(void);

@@ -399,6 +399,13 @@ static void ping_cb(struct loop *l, struct loop_timer *t)
 		pvmd_halt(d, "the master did not come with the ticket in time");
 		return;
 	}
+	if (d->hosts->master_wait_ms && !d->hosts->nup &&
+	    now > d->hosts->master_deadline) {
+		/* the master gave up on our start (it timed out or was
+		 * cancelled) before it came: no one will */
+		pvmd_halt(d, "the master did not come in time");
+		return;
+	}
 	if (d->hosts->tcp_paused && !d->halting) {
 		d->hosts->tcp_paused = 0;
 		loop_io_set(l, &d->hosts->tcp_io, LOOP_IN);
@@ -502,6 +509,9 @@ int link_init(struct pvmd *d, char *err, size_t errlen)
 			loop_now_ms() + 5000 +
 			(d->hosts->ticket_life_ms ? d->hosts->ticket_life_ms
 						  : hoster_start_timeout());
+	if (d->hosts->master_wait_ms)
+		d->hosts->master_deadline =
+			loop_now_ms() + 5000 + d->hosts->master_wait_ms;
 	return 0;
 }
 

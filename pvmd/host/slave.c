@@ -66,6 +66,10 @@ static void config_line(struct pvmd *d, struct cfg *k, char *line, char *val)
 		long v = atol(val);
 		d->hosts->ticket_life_ms =
 			v > 0 && v <= 3600000 ? (unsigned)v : 0;
+	} else if (!strcmp(line, "masterwait")) {
+		long v = atol(val);
+		d->hosts->master_wait_ms =
+			v > 0 && v <= 3600000 ? (unsigned)v : 0;
 	} else if (!strcmp(line, "timeout")) {
 		setenv("PVM_HOST_TIMEOUT", val, 1);
 	} else if (!strcmp(line, "wd")) {

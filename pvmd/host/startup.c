@@ -99,11 +99,17 @@ static void put_line(void *ctx, const char *key, const char *val)
 }
 
 int hoster_startup_lines(const struct pvmd *d, const struct host *h,
-			 const struct hostopt *o, char *buf, size_t size)
+			 const struct hostopt *o, unsigned masterwait_ms,
+			 char *buf, size_t size)
 {
 	struct lines l = {buf, size, 0};
 	buf[0] = 0;
 	hoster_startup_values(d, h, o, put_line, &l);
+	if (masterwait_ms) {
+		char v[16];
+		snprintf(v, sizeof v, "%u", masterwait_ms);
+		put_line(&l, "masterwait", v);
+	}
 	char hex[2 * AUTH_SECRET_LEN + 1];
 	auth_hex(d->hosts->secret, AUTH_SECRET_LEN, hex);
 	put_line(&l, "secret", hex);
