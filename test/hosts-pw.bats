@@ -187,10 +187,14 @@ no_password_anywhere() {
 	run on_host 1 cat "$VMDIR/pvmd.log"
 	[[ "$output" == *"host h2: so=pw needs the master pvmd in the foreground (pvmd -f): the password is asked on its terminal"* ]]
 	[ "$(pw_conf_n)" = 2 ]
-	# a host added later gets so=pw from the '*' line: refused too
+	# the reason on the stderr of whoever started the master, too
+	grep -qxF "pvmd: host h2 not added: Can't start pvmd: so=pw needs the master pvmd in the foreground (pvmd -f)" "$d/out"
+	# a host added later gets so=pw from the '*' line: refused too, the
+	# console saying why
 	run pw_console 'add h2'
 	show
 	printf '%s\n' "$output" | grep -Eq "^ +h2 Can't start pvmd$"
+	printf '%s\n' "$output" | grep -Eq '^ +so=pw needs the master pvmd in the foreground \(pvmd -f\)$'
 	[ "$(on_host 1 grep -c 'host h2: so=pw needs the master pvmd in the foreground' "$VMDIR/pvmd.log")" = 2 ]
 	# no prompt anywhere
 	! grep -q 'Password (' "$d/out"

@@ -507,6 +507,12 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		     "pvmd in the foreground (pvmd -f): the dialogue is on its "
 		     "terminal",
 		     o->name);
+		if (ar)
+			addreq_why(
+				ar, idx,
+				"manual startup (so=ms) needs the master pvmd in "
+				"the foreground (pvmd -f)",
+				"");
 		return PvmCantStart;
 	}
 	if (!strcmp(o->so, "pw") && !d->hosts->foreground && !by_hoster) {
@@ -515,6 +521,12 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 		     "foreground (pvmd -f): the password is asked on its "
 		     "terminal",
 		     o->name);
+		if (ar)
+			addreq_why(
+				ar, idx,
+				"so=pw needs the master pvmd in the foreground "
+				"(pvmd -f)",
+				"");
 		return PvmCantStart;
 	}
 	struct addrinfo hints = {.ai_family = AF_INET,
