@@ -107,6 +107,8 @@ struct pvmd {
 	uint64_t halt_deadline; /* when remaining tasks get SIGKILL (or,
 				 * after it, when the halt stops waiting) */
 	int halt_killed;	/* SIGKILL sent: waiting for them to go */
+	uint64_t halt_started;	/* when the halt began */
+	int halt_links_waited;	/* the master gave up waiting for hosts */
 	pid_t *halt_pids;	/* processes to stop (negative: a group) */
 	size_t nhalt_pids;
 	struct loop_timer halt_timer;

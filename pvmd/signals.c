@@ -16,6 +16,7 @@
 
 #include "pvmd/conn.h"
 #include "pvmd/exits.h"
+#include "pvmd/host/host.h"
 #include "pvmd/log.h"
 #include "pvmd/pvmd.h"
 #include "pvmd/signals.h"
@@ -24,6 +25,9 @@
 #define HALT_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
 #define HALT_KILL_MS  5000 /* then at most this for them to be gone */
 #define HALT_POLL_MS  20
+#define HALT_LINKS_MS                                                          \
+	3000 /* the master: at most this for the other                         \
+	      * hosts' pvmds to be gone */
 
 /* A child process exited: if it was a task, the task is gone. */
 static void child_exited(struct pvmd *d, pid_t pid, int status)
@@ -137,11 +141,24 @@ static void halt_tick(struct loop *l, struct loop_timer *tm)
 {
 	struct pvmd *d = tm->data;
 	pvmd_reap(d);
-	if (!signal_all(d, 0)) {
+	int alive = signal_all(d, 0);
+	/* The master also waits for the other hosts' pvmds, which it told to
+	 * halt, to close their links: once it is gone, so is the machine
+	 * (whoever waits for it, pvmrun, finds nothing left anywhere).  Not
+	 * for long: a host cut off cannot say it has stopped. */
+	int links = d->halt_links_waited ? 0 : host_links_open(d);
+	if (links && loop_now_ms() >= d->halt_started + HALT_LINKS_MS) {
+		plog(PL_INFO,
+		     "%d host%s still linked %d ms after the halt: not waiting",
+		     links, links == 1 ? "" : "s", HALT_LINKS_MS);
+		d->halt_links_waited = 1;
+		links = 0;
+	}
+	if (!alive && !links) {
 		loop_stop(l);
 		return;
 	}
-	if (loop_now_ms() >= d->halt_deadline) {
+	if (alive && loop_now_ms() >= d->halt_deadline) {
 		if (d->halt_killed) {
 			plog(PL_INFO, "tasks still there %d ms after SIGKILL",
 			     HALT_KILL_MS);
@@ -167,12 +184,16 @@ void pvmd_halt(struct pvmd *d, const char *why)
 	d->halting = 1;
 	plog(PL_INFO, "halting (%s)", why);
 	loop_io_stop(d->loop, &d->listen_io);
+	/* the master takes the other hosts down with it, however it was
+	 * asked (TM_HALT, DM_HALT, SIGTERM) */
+	host_halt_links(d);
 	/* No PvmHostDelete notify for this host: the reference sends none at
 	 * a halt, and its tasks are about to get SIGTERM. */
 	/* Like the reference: every task gets SIGTERM, the caller too. */
 	collect_pids(d);
 	signal_all(d, SIGTERM);
-	d->halt_deadline = loop_now_ms() + HALT_GRACE_MS;
+	d->halt_started = loop_now_ms();
+	d->halt_deadline = d->halt_started + HALT_GRACE_MS;
 	loop_timer_init(&d->halt_timer, halt_tick, d);
 	loop_timer_start(d->loop, &d->halt_timer, HALT_POLL_MS);
 }

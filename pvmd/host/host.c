@@ -128,6 +128,18 @@ int host_count(const struct pvmd *d)
 	return d->hosts->nup ? d->hosts->nup : 1;
 }
 
+int host_links_open(const struct pvmd *d)
+{
+	int n = 0;
+	if (!d->hosts || !d->hosts->master)
+		return 0;
+	for (int i = 2; i <= HOST_MAX; i++) {
+		const struct host *h = d->hosts->hosts[i];
+		n += h && h->link;
+	}
+	return n;
+}
+
 struct host *host_by_name(const struct pvmd *d, const char *name)
 {
 	for (int i = 1; i <= HOST_MAX; i++) {
@@ -534,6 +546,13 @@ void host_halt_all(struct pvmd *d)
 		pvmd_halt(d, "halt (the master is unreachable)");
 		return;
 	}
+	pvmd_halt(d, "halt");
+}
+
+void host_halt_links(struct pvmd *d)
+{
+	if (!d->hosts || !d->hosts->master)
+		return;
 	for (int i = 2; i <= HOST_MAX; i++) {
 		struct host *h = d->hosts->hosts[i];
 		if (h && h->link) {
@@ -541,7 +560,6 @@ void host_halt_all(struct pvmd *d)
 			conn_flush_now(d, h->link);
 		}
 	}
-	pvmd_halt(d, "halt");
 }
 
 /* ---- startup ---- */

@@ -100,6 +100,13 @@ int host_is_local_tid(const struct pvmd *d, int tid);
 int host_tid_present(const struct pvmd *d, int tid);
 /* Number of hosts up (1 on a one-host machine). */
 int host_count(const struct pvmd *d);
+/* The master: how many other hosts' links are still open (a halting
+ * master waits for them to close: those pvmds have stopped).  A slave:
+ * 0. */
+int host_links_open(const struct pvmd *d);
+/* The master, halting: every other host's pvmd is told to halt too.  A
+ * slave: nothing. */
+void host_halt_links(struct pvmd *d);
 /* Whether this pvmd listens for other hosts (docs/security.md): a slave
  * always, the master once it has added a host (or with PVM_ADDR). */
 int link_listening(const struct pvmd *d);
