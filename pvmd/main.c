@@ -253,7 +253,17 @@ static void remove_files(struct pvmd *d)
 {
 	remove_stale(d); /* socket, pid file, task sockets */
 	/* The lock file and the log stay (unlinking a lock file others may
-	 * have open invites races); the directory goes only if empty. */
+	 * have open invites races); the directory goes only if empty.  A
+	 * transient machine's name is its own (pvmrun's): no other pvmd
+	 * will take that lock, and nobody reads the log after it, so
+	 * everything goes. */
+	DIR *dir = d->transient ? opendir(d->dir) : NULL;
+	struct dirent *e;
+	while (dir && (e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(dir), e->d_name, 0);
+	if (dir)
+		closedir(dir);
 	rmdir(d->dir);
 }
 
@@ -448,6 +458,11 @@ int main(int argc, char **argv)
 	static struct pvmd pvmd;
 	struct pvmd *d = &pvmd;
 	pvmd_state_init(d);
+	/* the master's; a slave learns it from its startup lines.  Not for
+	 * the tasks: a pvmd one of them starts is another machine's. */
+	const char *tr = getenv("PVMD_TRANSIENT");
+	d->transient = !slave && tr && *tr && strcmp(tr, "0");
+	unsetenv("PVMD_TRANSIENT");
 	log_set_debug(debug);
 	log_set_stderr(foreground);
 	if (host_layer_new(d) < 0) {

@@ -103,6 +103,8 @@ struct pvmd {
 	char dir[512]; /* the virtual machine's private directory */
 	char sockpath[600], pidpath[600], lockpath[600], logpath[600];
 
+	int transient; /* PVMD_TRANSIENT: the directory goes at exit */
+
 	int halting;		/* TM_HALT or SIGTERM seen */
 	uint64_t halt_deadline; /* when remaining tasks get SIGKILL (or,
 				 * after it, when the halt stops waiting) */

@@ -78,6 +78,8 @@ static void config_line(struct pvmd *d, struct cfg *k, char *line, char *val)
 		setenv("PVM_PATH", val, 1);
 	} else if (!strcmp(line, "bx")) {
 		setenv("PVM_DEBUGGER", val, 1);
+	} else if (!strcmp(line, "transient")) {
+		d->transient = atoi(val) != 0;
 	}
 	/* unknown keys: from a newer master, ignored */
 }

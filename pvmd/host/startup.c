@@ -80,6 +80,9 @@ void hoster_startup_values(
 		put(ctx, "ep", o->ep);
 	if (*o->bx)
 		put(ctx, "bx", o->bx);
+	/* a transient machine's pvmds all remove their directories */
+	if (d->transient)
+		put(ctx, "transient", "1");
 }
 
 struct lines {
