@@ -21,6 +21,7 @@
 
 #include "common/version.h"
 #include "launcher/pvmrun.h"
+#include "pvmd/host/hostfile.h"
 
 static void usage(void)
 {
@@ -76,6 +77,17 @@ static char **split_hosts(char *list, int *n)
 	return *n ? v : NULL;
 }
 
+/* Whether `name` is a host name as a hostfile line takes it (the pvmd
+ * adds it as one): not an option, a comment, '&' or blanks with more. */
+static int host_name_ok(const char *name)
+{
+	struct hostopt dflt, o;
+	char err[256];
+	hostopt_default(&dflt);
+	return hostopt_parse(name, &dflt, &o, err, sizeof err) == 1 &&
+	       !o.deferred && !strcmp(o.name, name);
+}
+
 /* The value of option argv[*i]: after '=' in the same word, or the next
  * word.  NULL if there is none. */
 static char *opt_value(int argc, char **argv, int *i)
@@ -116,6 +128,10 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			v = opt_value(argc, argv, &i);
 			if (!v || !(o->hosts = split_hosts(v, &o->nhosts)))
 				return -bad_usage("%s needs host names", a);
+			for (int k = 0; k < o->nhosts; k++)
+				if (!host_name_ok(o->hosts[k]))
+					return -bad_usage("bad host name '%s'",
+							  o->hosts[k]);
 		} else if (opt_is(a, "--hostfile")) {
 			v = opt_value(argc, argv, &i);
 			if (!v)

@@ -203,6 +203,13 @@ start_bg() {
 	pvmrun -n 2
 	[ "$status" -eq 2 ]
 	[ "$(sed -n 1p "$TESTTMP/err")" = "pvmrun: no program to run" ]
+	# a host name the pvmd would read as a hostfile line with more
+	pvmrun --host "node2 lo=x,node3" pt_run ok
+	[ "$status" -eq 2 ]
+	[ "$(sed -n 1p "$TESTTMP/err")" = "pvmrun: bad host name 'node2 lo=x'" ]
+	pvmrun --host node2,-oProxyCommand=x pt_run ok
+	[ "$status" -eq 2 ]
+	[ "$(sed -n 1p "$TESTTMP/err")" = "pvmrun: bad host name '-oProxyCommand=x'" ]
 }
 
 @test "--join runs in the machine of PVM_VMID and leaves it running" {
@@ -223,8 +230,63 @@ start_bg() {
 	[ "$status" -eq 0 ]
 	grep -qxF "[t40002@$HOST] ok from t40002" "$TESTTMP/out"
 	grep -qxF "[t40003@$HOST] ok from t40003" "$TESTTMP/out"
+	# the reason: the pvmd's, with the remote shell's words if any
 	PVM_RSH=false pvmrun --host 127.0.0.2 pt_run ok
 	[ "$status" -eq 1 ]
-	grep -qxF "pvmrun: cannot add host 127.0.0.2: Can't start pvmd" "$TESTTMP/err"
+	grep -qxF "pvmrun: cannot add host 127.0.0.2: Can't start pvmd: the remote command ended without starting a pvmd" "$TESTTMP/err"
+	[ ! -s "$TESTTMP/out" ]
+	nothing_left
+}
+
+@test "--hostfile (a relative path): its hosts, '&' ones left out; one that cannot be added fails the run" {
+	skip_if_ref
+	cd "$TESTTMP"
+	# the copy pvmrun gives its pvmd goes where TMPDIR says: checked
+	# for below
+	export TMPDIR=$PVM_TMP
+	printf '%s\n' "# this host only" "$HOST sp=2000" "& nosuchhost.invalid" >hf
+	pvmrun --hostfile hf -n 2 pt_run ok
+	[ "$status" -eq 0 ]
+	grep -qxF "[t40002@$HOST] ok from t40002" "$TESTTMP/out"
+	grep -qxF "[t40003@$HOST] ok from t40003" "$TESTTMP/out"
+	[ ! -s "$TESTTMP/err" ]
+	nothing_left
+	printf '%s\n' "127.0.0.2" >hf
+	PVM_RSH=false pvmrun --hostfile hf -n 2 pt_run ok
+	[ "$status" -eq 1 ]
+	[ ! -s "$TESTTMP/out" ]
+	[ "$(cat "$TESTTMP/err")" = "pvmrun: adding 1 host...
+pvmrun: cannot add host 127.0.0.2: Can't start pvmd: the remote command ended without starting a pvmd" ]
+	nothing_left
+}
+
+@test "--hostfile that cannot be read or has a bad line: status 1, the file and line named, nothing started" {
+	skip_if_ref
+	cd "$TESTTMP"
+	pvmrun --hostfile nosuch -n 2 pt_run ok
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TESTTMP/err")" = "pvmrun: nosuch: No such file or directory" ]
+	printf '%s\n' "$HOST" "node2 bogus=1" >hf
+	pvmrun --hostfile hf -n 2 pt_run ok
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TESTTMP/err")" = "pvmrun: hf:2: unknown option 'bogus=1'" ]
+	printf '%s\n' "node2" "node2" >hf
+	pvmrun --hostfile hf -n 2 pt_run ok
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TESTTMP/err")" = "pvmrun: hf:2: host node2 is listed twice" ]
+	[ ! -s "$TESTTMP/out" ]
+	nothing_left
+}
+
+@test "a pvmd that fails after making its directory: status 1, the directory removed" {
+	skip_if_ref
+	# a pvmd that cannot read the hostfile it is given fails once its
+	# directory, lock file and log are made
+	printf '#!/bin/sh\nexec %s %s/nosuch-hostfile\n' "$PVMD_BIN" "$TESTTMP" >"$TESTTMP/badpvmd"
+	chmod +x "$TESTTMP/badpvmd"
+	PVM_PVMD=$TESTTMP/badpvmd pvmrun pt_run ok
+	[ "$status" -eq 1 ]
+	[ "$(cat "$TESTTMP/err")" = "pvmd: $TESTTMP/nosuch-hostfile: No such file or directory
+pvmrun: cannot start a pvmd: Can't start pvmd" ]
 	nothing_left
 }
