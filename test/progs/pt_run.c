@@ -11,6 +11,15 @@
  *   pt_run wait            prints "waiting" and sleeps until a signal
  *   pt_run trap            the same, but catches SIGINT and SIGTERM,
  *                          prints "caught SIGxxx" and exits 7
+ *   pt_run where           prints "tX on HOST" (its host's name) and
+ *                          exits 0: where it ran, to check the tags
+ *   pt_run on HOST WHAT... on host HOST (its name) does WHAT, on the
+ *                          others "ok" (run-hosts.bats)
+ *   pt_run detach HOST     spawns "pt_run deaf" on HOST with its output
+ *                          not sent to ours (pvmrun does not follow
+ *                          it), waits until it ignores SIGTERM, prints
+ *                          "detached tX on HOST" and exits 0
+ *   pt_run deaf            ignores SIGTERM, tells its parent, sleeps
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,7 +29,8 @@
 
 #include "pvm3.h"
 
-#define TAG_EXIT 77
+#define TAG_EXIT  77
+#define TAG_READY 78
 
 static volatile sig_atomic_t caught;
 
@@ -58,17 +68,57 @@ static int master(int argc, char **argv)
 	return 0;
 }
 
+/* A task pvmrun does not know: its output goes to its pvmd's log. */
+static int detach(const char *host)
+{
+	int tid;
+	char *args[2] = {"deaf", NULL};
+	pvm_setopt(PvmOutputTid, 0);
+	if (pvm_spawn("pt_run", args, PvmTaskHost, (char *)host, 1, &tid) !=
+	    1) {
+		printf("detach: cannot spawn on %s\n", host);
+		return 1;
+	}
+	pvm_recv(tid, TAG_READY);
+	printf("detached t%x on %s\n", (unsigned)tid, host);
+	pvm_exit();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		return 2;
 	const char *what = argv[1];
+	char host[256] = "?";
+	gethostname(host, sizeof host - 1);
+	if (!strcmp(what, "on") && argc > 3) {
+		if (strcmp(host, argv[2]))
+			argv[3] = "ok";
+		argc -= 2;
+		argv += 2;
+		what = argv[1];
+	}
 	int mytid = pvm_mytid();
 	if (!strcmp(what, "master"))
 		return master(argc, argv);
 	if (!strcmp(what, "ok")) {
 		printf("ok from t%x\n", (unsigned)mytid);
+		pvm_exit();
+		return 0;
+	}
+	if (!strcmp(what, "detach") && argc > 2)
+		return detach(argv[2]);
+	if (!strcmp(what, "deaf")) {
+		signal(SIGTERM, SIG_IGN);
+		pvm_initsend(PvmDataDefault);
+		pvm_send(pvm_parent(), TAG_READY);
+		for (;;)
+			pause();
+	}
+	if (!strcmp(what, "where")) {
+		printf("t%x on %s\n", (unsigned)mytid, host);
 		pvm_exit();
 		return 0;
 	}
