@@ -258,7 +258,14 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	int st = vm_open(&o, dir);
-	if (st == 0) {
+	int sig = run_signal;
+	if (st == 0 && sig) {
+		/* Ctrl-C while the hosts were starting (pvm_addhosts waits
+		 * for the slowest): the job is not started at all */
+		fprintf(stderr, "pvmrun: got SIG%s: stopping the job\n",
+			sigabbrev_np(sig));
+		st = 128 + sig;
+	} else if (st == 0) {
 		st = job_spawn(&o);
 		if (st == 0)
 			st = job_wait(&o);

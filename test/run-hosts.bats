@@ -255,6 +255,25 @@ start_bg() {
 	nothing_left
 }
 
+@test "Ctrl-C while the hosts are starting: no task is started, status 130, nothing left" {
+	# a remote shell that takes 2 s to start a host
+	printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$PVM_RSH" >slowrsh
+	chmod +x slowrsh
+	PVM_RSH=$PWD/slowrsh on_host_bg 1 timeout -k 5 "$TMO" "$RUN" --host h2,h3 -n 2 pt_run wait >"$OUT" 2>"$ERR"
+	RH_BG=$HOSTS_BG_PID
+	wait_until 10 grep -q adding "$ERR"
+	kill -INT "$RH_BG"
+	local st=0
+	wait "$RH_BG" || st=$?
+	RH_BG=
+	cat "$OUT" "$ERR"
+	[ "$st" -eq 130 ]
+	[ "$(cat "$ERR")" = "pvmrun: adding 2 hosts...
+pvmrun: got SIGINT: stopping the job" ]
+	[ ! -s "$OUT" ]
+	nothing_left
+}
+
 @test "--hostfile (a relative path): the job on its hosts, not on its '&' ones, workers found on each" {
 	printf '%s\n' "# the job's hosts" "h2 sp=2000" "" "& h3" >hf
 	pvmrun --hostfile hf -n 4 pt_run where
