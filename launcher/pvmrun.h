@@ -37,9 +37,10 @@ struct run_opts {
 
 /* ---- the machine (vm.c) ---- */
 
-/* Starts the private machine (its own PVM_VMID, the hostfile's hosts,
- * then --host's) or joins the running one; enrolls.  Returns 0, or
- * prints why not and returns RUN_EXIT_VM. */
+/* Starts the private machine (its own PVM_VMID, transient, every host
+ * given the spawn path) or joins the running one, enrolls, and adds the
+ * hosts of --hostfile or --host: all of them, or the run fails.  Returns
+ * 0, or prints why not and returns RUN_EXIT_VM. */
 int vm_open(const struct run_opts *o, const char *progdir);
 /* The host name a task of host part `tid` runs on ("?" if unknown). */
 const char *vm_host_of(int tid);
