@@ -260,8 +260,8 @@ int main(int argc, char **argv)
 	int st = vm_open(&o, dir);
 	int sig = run_signal;
 	if (st == 0 && sig) {
-		/* Ctrl-C while the hosts were starting (pvm_addhosts waits
-		 * for the slowest): the job is not started at all */
+		/* Ctrl-C while the hosts were starting (those still starting
+		 * are cancelled, vm.c): the job is not started at all */
 		fprintf(stderr, "pvmrun: got SIG%s: stopping the job\n",
 			sigabbrev_np(sig));
 		st = 128 + sig;

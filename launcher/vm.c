@@ -106,11 +106,16 @@ static int add_hosts(char **names, int count)
 	if (!bad && n > 0) {
 		fprintf(stderr, "pvmrun: adding %d host%s...\n", n,
 			n > 1 ? "s" : "");
-		pvm_addhosts(want, n, infos);
+		/* Ctrl-C (or SIGTERM) cancels the hosts still starting at
+		 * once, rather than after the slowest: main stops the run */
+		struct lpvm_addwatch w = {.stop = &run_signal};
+		lpvm_priv_addhosts(want, n, infos, &w);
 		for (int k = 0; k < n; k++) {
 			if (infos[k] >= 0)
 				continue;
 			const char *why = lpvm_priv_addhost_why(k);
+			if (w.cancelled && why && !strncmp(why, "cancelled", 9))
+				continue; /* not a failure: the user's stop */
 			fprintf(stderr, "pvmrun: cannot add host %s: %s%s%s\n",
 				want[k], taskend_errstr(infos[k]),
 				why && *why ? ": " : "", why ? why : "");
