@@ -4,6 +4,7 @@ bin_PROGRAMS += pvmd/pvmd
 pvmd_core_sources = \
 	pvmd/pvmd.h pvmd/state.c \
 	pvmd/signals.c \
+	pvmd/startwait.c pvmd/startwait.h \
 	pvmd/loop.c pvmd/loop.h \
 	common/idhash.c common/idhash.h \
 	pvmd/log.c pvmd/log.h \

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@
 #include "pvmd/pvmd.h"
 #include "pvmd/signals.h"
 #include "pvmd/spawn.h"
+#include "pvmd/startwait.h"
 #include "pvmd/task.h"
 
 #define TICK_MS	     1000
@@ -63,9 +65,8 @@ static void usage(FILE *f)
 
 /* ---- startup failures are reported to the starting process ---- */
 
-static int report_fd = -1; /* write end of the pipe to our parent */
-static int slave;	   /* started by a master (-s): answers on stdout */
-static int log_ready;	   /* pvmd.log is open */
+static int slave;     /* started by a master (-s): answers on stdout */
+static int log_ready; /* pvmd.log is open */
 
 static void startup_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -79,17 +80,15 @@ static void startup_fail(const char *fmt, ...)
 	va_end(ap);
 	if (log_ready)
 		plog(PL_ERR, "%s", msg);
-	if (report_fd >= 0) {
-		if (write(report_fd, msg, strlen(msg)) < 0) {
-			/* parent gone: nobody to tell */
-		}
-	} else {
+	if (startwait_open())
+		startwait_verdict(msg);
+	else
 		fprintf(stderr, "pvmd: %s\n", msg);
-	}
 	exit(1);
 }
 
-/* Forks; the parent waits for the child's verdict and exits with it. */
+/* Forks; the parent waits for the child's verdict and exits with it,
+ * showing the startup hostfile's progress (startwait.c). */
 static void detach(void)
 {
 	int p[2];
@@ -104,30 +103,16 @@ static void detach(void)
 	}
 	if (pid > 0) {
 		close(p[1]);
-		char msg[1024];
-		size_t n = 0;
-		ssize_t r;
-		while (n < sizeof msg - 1 &&
-		       ((r = read(p[0], msg + n, sizeof msg - 1 - n)) > 0 ||
-			(r < 0 && errno == EINTR)))
-			if (r > 0)
-				n += (size_t)r;
-		msg[n] = 0;
-		if (!strcmp(msg, "ok"))
-			exit(0);
-		if (!n) {
-			int st;
-			waitpid(pid, &st, 0);
-			strcpy(msg, "failed to start");
-		}
-		if (slave)
-			printf("error %s\n", msg); /* to the master */
-		else
-			fprintf(stderr, "pvmd: %s\n", msg);
-		exit(1);
+		startwait_parent(p[0], pid, slave); /* exits */
 	}
 	close(p[0]);
-	report_fd = p[1];
+	startwait_child(p[1]);
+	/* the waiting process's cancel (startwait.c), taken by the
+	 * signalfd once there is one (signals.c) */
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	/* A process group of its own, so that the terminal's signals (^C,
 	 * ^Z) do not reach it; SIGHUP is ignored (signals.c).  The master
 	 * stays in the session it was started from, as the reference's pvmd
@@ -148,13 +133,7 @@ static int started_foreground;
 
 static void started(int foreground)
 {
-	if (report_fd >= 0) {
-		if (write(report_fd, "ok", 2) < 0) {
-			/* parent gone */
-		}
-		close(report_fd);
-		report_fd = -1;
-	}
+	startwait_verdict("ok");
 	if (!foreground) {
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0) {

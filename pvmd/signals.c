@@ -1,7 +1,9 @@
 /*
  * signals.c - signals (through a signalfd in the event loop), reaping
- * children, and the halt: every task gets SIGTERM, what is still running
- * after a grace period SIGKILL, then the loop stops.
+ * children, the cancel of the startup hostfile's starts (SIGUSR1, from
+ * the process waiting for them: startwait.c), and the halt: every task gets
+ * SIGTERM, what is still running after a grace period SIGKILL, then the loop
+ * stops.
  */
 #include "config.h"
 
@@ -75,6 +77,13 @@ static void signal_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 		case SIGCHLD:
 			pvmd_reap(d);
 			break;
+		case SIGUSR1:
+			/* the process that started us was interrupted
+			 * (startwait.c): the startup hostfile's starts
+			 * still pending fail */
+			plog(PL_INFO, "SIGUSR1: %d hostfile start(s) cancelled",
+			     host_cancel_hostfile(d));
+			break;
 		case SIGTERM:
 		case SIGINT:
 			pvmd_halt(d, si.ssi_signo == SIGTERM ? "SIGTERM"
@@ -95,6 +104,7 @@ int pvmd_signals_init(struct pvmd *d)
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	d->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sig_fd < 0)

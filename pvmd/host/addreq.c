@@ -13,6 +13,7 @@
 #include "pvmd/host/addreq.h"
 #include "pvmd/host/host.h"
 #include "pvmd/host/hostlayer.h"
+#include "pvmd/startwait.h"
 
 struct addreq *addreq_new(int n)
 {
@@ -113,19 +114,45 @@ static void hostfile_report(const struct addreq *ar)
 		if (ar->results[i] >= 0)
 			continue;
 		const char *why = ar->why[i];
-		fprintf(stderr, "pvmd: host %s not added: %s%s%s\n",
-			ar->names[i] ? ar->names[i] : "?",
-			code_text(ar->results[i]), why ? ": " : "",
-			why ? why : "");
+		char line[700];
+		snprintf(line, sizeof line, "pvmd: host %s not added: %s%s%s",
+			 ar->names[i] ? ar->names[i] : "?",
+			 code_text(ar->results[i]), why ? ": " : "",
+			 why ? why : "");
+		startwait_say(line); /* after the wait's status line */
 	}
-	fflush(stderr);
+}
+
+/* The startup hostfile's hosts still starting, for the process waiting
+ * for them (startwait.c): it shows them, and can have them cancelled. */
+static void hostfile_pending(const struct pvmd *d, const struct addreq *ar)
+{
+	char names[400];
+	size_t k = 0;
+	int n = 0;
+	names[0] = 0;
+	for (int i = 0; i < ar->n; i++) {
+		if (ar->results[i] || !ar->names[i])
+			continue;
+		n++;
+		if (k + strlen(ar->names[i]) + 2 < sizeof names)
+			k += (size_t)snprintf(names + k, sizeof names - k,
+					      "%s%s", k ? " " : "",
+					      ar->names[i]);
+	}
+	startwait_pending(n, names, d->hosts->manual_now != NULL);
 }
 
 void addreq_done(struct pvmd *d, struct addreq *ar, int idx, int result)
 {
 	ar->results[idx] = result;
-	if (--ar->left > 0)
+	if (idx == ar->n)
+		ar->begun = 1; /* every start is under way */
+	if (--ar->left > 0) {
+		if (!ar->req_tid && ar->begun && startwait_open())
+			hostfile_pending(d, ar);
 		return;
+	}
 	int joined[HOST_MAX];
 	int nj = addreq_joined(d, ar, joined);
 	if (nj)

@@ -17,6 +17,7 @@ struct addreq {
 	int *results; /* per host: its pvmd tid, or an error code */
 	char **names; /* per host, for the hostfile's report */
 	char **why;   /* per host: why it failed (NULL: no more to say) */
+	int begun;    /* every start is under way (addreq_done(.., n, 0)) */
 };
 
 /* A request for n hosts, each left to answer, plus one that its maker

@@ -83,6 +83,9 @@ int host_init(struct pvmd *d, int master, char *err, size_t errlen);
  * manual starts hold their dialogue on stdin and stdout. */
 int host_started(struct pvmd *d, int foreground, const char *hostfile,
 		 char *err, size_t errlen);
+/* The startup hostfile's starts still pending fail as "cancelled" (the
+ * process that started us was interrupted).  Returns how many. */
+int host_cancel_hostfile(struct pvmd *d);
 /* Stops starts, closes the links and frees d->hosts. */
 void host_fini(struct pvmd *d);
 

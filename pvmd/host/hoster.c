@@ -671,6 +671,25 @@ static struct start *cancel_next(const struct pvmd *d, int tid, uint32_t wid)
 	return pick;
 }
 
+/* Each fails as a timed-out start does (its remote shell killed, its
+ * slot freed, a late answer unread); the last one answers the request
+ * (an add's reply goes ahead of TM_ADDCANCEL's).  Returns how many. */
+static int cancel_starts(struct pvmd *d, int tid, uint32_t wid)
+{
+	int n = 0;
+	struct start *s;
+	while (d->hosts->master && (s = cancel_next(d, tid, wid))) {
+		start_fail(d, s, PvmCantStart, "cancelled");
+		n++;
+	}
+	return n;
+}
+
+int host_cancel_hostfile(struct pvmd *d)
+{
+	return cancel_starts(d, 0, 0); /* req_tid 0: the hostfile's */
+}
+
 int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		  struct wire_rd *r)
 {
@@ -678,15 +697,7 @@ int ctl_addcancel(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	if (r->err || r->left)
 		return -1;
 	/* only the asker's: the request names no one else's */
-	int tid = ctl_src(c, h), n = 0;
-	struct start *s;
-	/* each fails as a timed-out start does (its remote shell killed,
-	 * its slot freed, a late answer unread); the last one sends the
-	 * add's reply, ahead of this one */
-	while (d->hosts->master && (s = cancel_next(d, tid, wid))) {
-		start_fail(d, s, PvmCantStart, "cancelled");
-		n++;
-	}
+	int tid = ctl_src(c, h), n = cancel_starts(d, tid, wid);
 	plog(PL_INFO,
 	     "t%x asked to cancel its add (wid %u): %d host%s cancelled", tid,
 	     wid, n, n == 1 ? "" : "s");
