@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,12 +41,41 @@ static int pvmd_answers(void)
 	return ok;
 }
 
+static void no_op(int sig)
+{
+	(void)sig;
+}
+
 static void nap(int ms)
 {
 	struct timespec ts = {0, ms * 1000000L};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+static int wait_pvmd(pid_t pid, int foreground)
+{
+	for (int waited = 0; waited < START_TIMEOUT_MS;
+	     waited += START_POLL_MS) {
+		int st;
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+					       pvmd_answers()
+				       ? 0
+				       : PvmCantStart;
+		if (w < 0 && errno != EINTR)
+			/* reaped elsewhere (SIGCHLD ignored...): just look */
+			return pvmd_answers() ? 0 : PvmCantStart;
+		if (foreground && pvmd_answers())
+			return 0;
+		nap(START_POLL_MS);
+	}
+	/* hosts still starting after all this time: the pvmd runs */
+	return pvmd_answers() ? 0 : PvmCantStart;
+}
+
+static int wait_started(pid_t pid, int argc, char **argv);
 
 /* Runs the pvmd with our arguments.  By default it detaches and its
  * first process exits 0 once the daemon is ready (1 if it cannot start);
@@ -77,11 +107,15 @@ static int run_pvmd(int argc, char **argv)
 		_exit(127);
 	}
 	free(av);
+	return wait_started(pid, argc, argv);
+}
 
-	/* A pvmd that detaches exits once it is ready, its hostfile's hosts
-	 * added or reported (on the stderr we share): wait for that, so that
-	 * the caller goes on after the report.  One in the foreground (-f)
-	 * stays our child: its socket answering is the sign. */
+/* A pvmd that detaches exits once it is ready, its hostfile's hosts
+ * added or reported (on the stderr we share): wait for that, so that the
+ * caller goes on after the report.  One in the foreground (-f) stays our
+ * child: its socket answering is the sign. */
+static int wait_started(pid_t pid, int argc, char **argv)
+{
 	int foreground = 0;
 	for (int i = 0; i < argc; i++) {
 		/* the pvmd's options as its getopt reads them ("fd:n:hsS"):
@@ -97,24 +131,23 @@ static int run_pvmd(int argc, char **argv)
 			}
 		}
 	}
-	for (int waited = 0; waited < START_TIMEOUT_MS;
-	     waited += START_POLL_MS) {
-		int st;
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			return WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
-					       pvmd_answers()
-				       ? 0
-				       : PvmCantStart;
-		if (w < 0 && errno != EINTR)
-			/* reaped elsewhere (SIGCHLD ignored...): just look */
-			return pvmd_answers() ? 0 : PvmCantStart;
-		if (foreground && pvmd_answers())
-			return 0;
-		nap(START_POLL_MS);
-	}
-	/* hosts still starting after all this time: the pvmd runs */
-	return pvmd_answers() ? 0 : PvmCantStart;
+	/* Ctrl-C while the hostfile's hosts start is for the pvmd's first
+	 * process, in our process group: it cancels the starts still
+	 * pending, and the caller (the console) goes on with the hosts
+	 * that did start, not killed by the same ^C.  Only if SIGINT would
+	 * kill us: a caller's own handler or SIG_IGN stays. */
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = no_op;
+	sigemptyset(&sa.sa_mask);
+	int caught = !foreground && sigaction(SIGINT, NULL, &old) == 0 &&
+		     old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO);
+	if (caught)
+		sigaction(SIGINT, &sa, NULL);
+	int r = wait_pvmd(pid, foreground);
+	if (caught)
+		sigaction(SIGINT, &old, NULL);
+	return r;
 }
 
 int pvm_start_pvmd(int argc, char **argv, int block)
