@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lpvm_priv.h"
 #include "pvm3.h"
 
 #define RC_NAME ".pvmrc"
@@ -62,6 +63,9 @@ void rc_attach(int argc, char **argv)
 	} else if (cc < 0) {
 		fprintf(stderr, "pvm: cannot start pvmd: %s\n",
 			cons_errstr(cc));
+		const char *why = lpvm_priv_start_why();
+		if (why)
+			fprintf(stderr, "pvm: %s\n", why);
 		exit(1);
 	} else {
 		cons.started = 1;

@@ -46,7 +46,7 @@ libpvm_libpvm3_la_LIBADD = proto/libwire.la
 # Only the names PVM 3.4.6 exported leave the library, and the private
 # interface of libgpvm3 and pvmgroups (lpvm_priv.h: lpvm_priv_*).
 libpvm_libpvm3_la_LDFLAGS = -version-info 7:6:4 -no-undefined \
-	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$|lpvm_priv_ctl$$|lpvm_priv_err$$|lpvm_priv_gs_epoch$$|lpvm_priv_progress$$|lpvm_priv_dtype_size$$|lpvm_priv_errstr$$|lpvm_priv_pack$$|lpvm_priv_stderr$$|lpvm_priv_taskend$$|lpvm_priv_spawnpath$$|lpvm_priv_addhost_why$$|lpvm_priv_addhosts$$|lpvm_priv_rx_stats$$)'
+	-export-symbols-regex '^(pvm_|pvmgetclock$$|pvmsleep$$|pvmnametag$$|pvmdisplaymhfinfo$$|pvmctrc$$|pvmmyctx$$|pvmgetrsh$$|pvmgettmp$$|lpvmerr$$|lpvm_priv_ctl$$|lpvm_priv_err$$|lpvm_priv_gs_epoch$$|lpvm_priv_progress$$|lpvm_priv_dtype_size$$|lpvm_priv_errstr$$|lpvm_priv_pack$$|lpvm_priv_stderr$$|lpvm_priv_taskend$$|lpvm_priv_spawnpath$$|lpvm_priv_addhost_why$$|lpvm_priv_start_why$$|lpvm_priv_addhosts$$|lpvm_priv_rx_stats$$)'
 
 # libFuzzer targets (configure --enable-fuzzing; test/fuzz.sh runs them):
 # the library's frame reader, and everything it takes from a pvmd played

@@ -112,6 +112,10 @@ int lpvm_priv_spawnpath(char *buf, size_t size);
  */
 const char *lpvm_priv_addhost_why(int i);
 
+/* Why the last pvm_start_pvmd failed beyond its error code ("cannot run
+ * the pvmd PATH: No such file or directory ..."), or NULL. */
+const char *lpvm_priv_start_why(void);
+
 /*
  * pvm_addhosts for a caller that shows the wait and may end it (the
  * console's add).  While the master's answer is awaited, tick(arg, ms)

@@ -91,3 +91,16 @@ teardown() {
 	show
 	[[ "${lines[1]}" == *"]: no pvmd runs for PVM_VMID=(unset) (socket $PVM_TMP/pvm.$(id -u)/pvmd.sock)" ]]
 }
+
+@test "a pvmd that cannot be run: the console names the program and why, status 1" {
+	skip_if_ref
+	run env PVM_PVMD="$TESTTMP/no/pvmd" "$CONSOLE" </dev/null
+	show
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "pvm: cannot start pvmd: Can't start pvmd" ]
+	[ "${lines[1]}" = "pvm: cannot run the pvmd $TESTTMP/no/pvmd (PVM_PVMD): No such file or directory" ]
+	printf '#!/bin/sh\n' >"$TESTTMP/noexec"
+	run env PVM_PVMD="$TESTTMP/noexec" "$CONSOLE" </dev/null
+	show
+	[ "${lines[1]}" = "pvm: cannot run the pvmd $TESTTMP/noexec (PVM_PVMD): Permission denied" ]
+}

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -77,13 +78,24 @@ static int wait_pvmd(pid_t pid, int foreground)
 
 static int wait_started(pid_t pid, int argc, char **argv);
 
+/* why the last pvm_start_pvmd could not run the pvmd ("": nothing more
+ * to say than its error code) */
+static char start_why[600];
+
+const char *lpvm_priv_start_why(void)
+{
+	return start_why[0] ? start_why : NULL;
+}
+
 /* Runs the pvmd with our arguments.  By default it detaches and its
  * first process exits 0 once the daemon is ready (1 if it cannot start);
  * a pvmd told to stay in the foreground (-f) is ready when it answers. */
 static int run_pvmd(int argc, char **argv)
 {
+	start_why[0] = '\0';
 	const char *path = getenv("PVM_PVMD");
-	if (!path || !*path)
+	int from_env = path && *path;
+	if (!from_env)
 		path = PVM_PVMD_PATH;
 	char **av = calloc((size_t)argc + 2, sizeof *av);
 	if (!av)
@@ -92,21 +104,54 @@ static int run_pvmd(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		av[i + 1] = argv[i];
 
-	pid_t pid = fork();
-	if (pid < 0) {
+	/* the child's errno when it cannot run the pvmd comes back on a
+	 * pipe that a successful exec closes */
+	int ep[2];
+	if (pipe2(ep, O_CLOEXEC) < 0) {
 		free(av);
 		return PvmCantStart;
 	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(av);
+		close(ep[0]);
+		close(ep[1]);
+		return PvmCantStart;
+	}
 	if (pid == 0) {
+		close(ep[0]);
 		int null = open("/dev/null", O_RDONLY);
 		if (null > 0) {
 			dup2(null, 0);
 			close(null);
 		}
 		execv(path, av);
+		int e = errno;
+		if (write(ep[1], &e, sizeof e) < 0) {
+			/* the parent then sees status 127 alone */
+		}
 		_exit(127);
 	}
 	free(av);
+	close(ep[1]);
+	int e = 0;
+	ssize_t k;
+	while ((k = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(ep[0]);
+	if (k == (ssize_t)sizeof e) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		snprintf(start_why, sizeof start_why,
+			 "cannot run the pvmd %s%s: %s%s", path,
+			 from_env ? " (PVM_PVMD)" : "", strerror(e),
+			 from_env ? ""
+				  : " (not installed? PVM_PVMD names another)");
+		if (lp_autoerr)
+			lp_stderr("libpvm [pid%d]: pvm_start_pvmd(): %s\n",
+				  (int)getpid(), start_why);
+		return PvmCantStart;
+	}
 	return wait_started(pid, argc, argv);
 }
 
