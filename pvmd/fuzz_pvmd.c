@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,12 @@ jmp_buf fz_exit_jmp;
 int fz_exit_armed;
 
 /* the other ends of fz_conn's connections: what the pvmd writes to them
- * is read and dropped, and they are closed with the pvmd */
+ * is read and dropped, and they are closed with the pvmd.  One poll of
+ * all of them tells which have something (drain): a read of each per
+ * turn cost more than the pvmd's work on most frames.  A peer the pvmd
+ * has closed (end of file) is left out of the poll (fd -1). */
 static int peers[64];
+static struct pollfd pfds[64];
 static size_t npeers;
 
 /* ---- what would reach outside ---- */
@@ -184,6 +189,7 @@ int fz_socket(int *peer)
 	    npeers == sizeof peers / sizeof *peers)
 		abort();
 	*peer = sv[1];
+	pfds[npeers] = (struct pollfd){.fd = sv[1], .events = POLLIN};
 	peers[npeers++] = sv[1];
 	return sv[0];
 }
@@ -200,10 +206,20 @@ struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
 
 static void drain(void)
 {
-	char buf[65536];
-	for (size_t i = 0; i < npeers; i++)
-		while (read(peers[i], buf, sizeof buf) > 0)
+	static char buf[65536]; /* not on the stack: ASan would poison it */
+	if (poll(pfds, npeers, 0) <= 0)
+		return;
+	for (size_t i = 0; i < npeers; i++) {
+		if (!pfds[i].revents)
+			continue;
+		ssize_t r;
+		/* a short read took all there was (what came since waits
+		 * for the next drain) */
+		while ((r = read(peers[i], buf, sizeof buf)) == sizeof buf)
 			;
+		if (r == 0)
+			pfds[i].fd = -1; /* the pvmd closed it */
+	}
 }
 
 void fz_settle(struct pvmd *d)
@@ -229,8 +245,12 @@ void fz_feed(struct pvmd *d, int peer, const void *p, size_t n)
 		ssize_t w = write(peer, b, n);
 		if (w < 0) {
 			/* closed, or not read any more (flow control): the
-			 * rest would wait in a real sender */
-			if (errno != EAGAIN || ++stuck > 100)
+			 * rest would wait in a real sender.  A settle runs
+			 * the pvmd until it is idle, its other peers drained:
+			 * if it has not read by then, more turns would not
+			 * make it (a timer aside), so two are tried, not a
+			 * hundred per frame. */
+			if (errno != EAGAIN || ++stuck > 2)
 				break;
 			fz_settle(d);
 			continue;
