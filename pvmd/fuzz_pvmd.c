@@ -204,11 +204,13 @@ struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
 	return c;
 }
 
-static void drain(void)
+/* 1 if it read anything */
+static int drain(void)
 {
 	static char buf[65536]; /* not on the stack: ASan would poison it */
+	int got = 0;
 	if (poll(pfds, npeers, 0) <= 0)
-		return;
+		return 0;
 	for (size_t i = 0; i < npeers; i++) {
 		if (!pfds[i].revents)
 			continue;
@@ -216,10 +218,13 @@ static void drain(void)
 		/* a short read took all there was (what came since waits
 		 * for the next drain) */
 		while ((r = read(peers[i], buf, sizeof buf)) == sizeof buf)
-			;
+			got = 1;
+		if (r > 0)
+			got = 1;
 		if (r == 0)
 			pfds[i].fd = -1; /* the pvmd closed it */
 	}
+	return got;
 }
 
 void fz_settle(struct pvmd *d)
@@ -228,8 +233,10 @@ void fz_settle(struct pvmd *d)
 	for (int turns = 0; turns < 10000; turns++) {
 		drain();
 		if (loop_run_once(d->loop, 0) <= 0) {
-			drain();
-			if (loop_run_once(d->loop, 0) <= 0)
+			/* idle: once more only if draining made room for what
+			 * it could not write (else that turn would be this
+			 * one again) */
+			if (!drain() || loop_run_once(d->loop, 0) <= 0)
 				return;
 		}
 	}
