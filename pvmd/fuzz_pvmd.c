@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,6 +72,33 @@ int __wrap_execvp(const char *file, char *const argv[])
 	(void)argv;
 	errno = ENOENT;
 	return -1;
+}
+
+/* The pvmd's clock (CLOCK_MONOTONIC, common/clock.h), which fz_later
+ * moves on: while a pvmd made by fz_pvmd_new is there, and only then
+ * (libFuzzer keeps its own time), it runs skew_ns ahead. */
+static int64_t skew_ns;
+static int skewing;
+
+int __real_clock_gettime(clockid_t clk, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t clk, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int r = __real_clock_gettime(clk, ts);
+	if (r == 0 && skewing && clk == CLOCK_MONOTONIC) {
+		int64_t ns = ts->tv_nsec + skew_ns % 1000000000;
+		ts->tv_sec += (time_t)(skew_ns / 1000000000 + ns / 1000000000);
+		ts->tv_nsec = (long)(ns % 1000000000);
+	}
+	return r;
+}
+
+void fz_later(struct pvmd *d, int ms, int steps)
+{
+	for (int i = 0; i < steps; i++) {
+		skew_ns += (int64_t)ms * 1000000;
+		fz_settle(d);
+	}
 }
 
 void __real_exit(int status) __attribute__((noreturn));
@@ -143,6 +171,7 @@ static void before_sleep(struct loop *l, void *data)
 void fz_pvmd_new(struct pvmd *d, int hostno)
 {
 	once();
+	skewing = 1;
 	pvmd_state_init(d);
 	d->hosttid = wire_host_tid(hostno);
 	snprintf(d->hostname, sizeof d->hostname, "h%d", hostno);
@@ -179,6 +208,7 @@ void fz_pvmd_free(struct pvmd *d)
 	pvmd_state_free(d);
 	loop_free(d->loop);
 	d->loop = NULL;
+	skewing = 0;
 }
 
 int fz_socket(int *peer)
