@@ -57,6 +57,15 @@ static void alias_free(struct alias *a)
 	free(a->name);
 }
 
+void alias_clear(void)
+{
+	for (int i = 0; i < naliases; i++)
+		alias_free(&aliases[i]);
+	free(aliases);
+	aliases = NULL;
+	naliases = cap = 0;
+}
+
 /* Joins words with single blanks, in a new string. */
 static char *join(char **words, int n)
 {

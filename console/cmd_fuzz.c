@@ -19,6 +19,37 @@
 
 struct console cons;
 
+/* The environment as it was before the first input: the setenv, export
+ * and unexport commands change it, and what one input set must not reach
+ * the next (PVM_EXPORT grew with every export, and each export read it
+ * all).  env_work is the copy environ points to while an input runs;
+ * setenv may write into it, unsetenv shift it. */
+extern char **environ;
+static char **env_orig, **env_work;
+static size_t env_n;
+
+static void env_save(void)
+{
+	while (environ[env_n])
+		env_n++;
+	env_orig = calloc(env_n + 1, sizeof *env_orig);
+	env_work = calloc(env_n + 1, sizeof *env_work);
+	if (!env_orig || !env_work)
+		abort();
+	for (size_t i = 0; i < env_n; i++)
+		if (!(env_orig[i] = strdup(environ[i])))
+			abort();
+}
+
+static void env_restore(void)
+{
+	if (environ == env_work &&
+	    !memcmp(env_work, env_orig, (env_n + 1) * sizeof *env_work))
+		return;
+	memcpy(env_work, env_orig, (env_n + 1) * sizeof *env_work);
+	environ = env_work;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 {
 	static int init;
@@ -26,7 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		fzp_init();
 		if (!freopen("/dev/null", "w", stdout))
 			abort();
+		env_save();
 	}
+	env_restore();
 	const uint8_t *nul = memchr(in, 0, n);
 	size_t tlen = nul ? (size_t)(nul - in) : n;
 	char *text = malloc(tlen + 1);
@@ -47,5 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 	pvm_exit();
 	fzp_finish();
 	free(text);
+	/* what the console keeps from one command line to the next */
+	alias_clear();
+	jobs_clear();
+	hostwatch_clear();
 	return 0;
 }

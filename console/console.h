@@ -109,6 +109,9 @@ int cmd_jobs(int argc, char **argv);
 int alias_expand(int *argcp, char ***argvp);
 /* Iteration for completion: the i-th alias name, NULL at the end. */
 const char *alias_name_at(int i);
+/* Forgets every alias (the console as it started; cmd_fuzz.c between
+ * inputs). */
+void alias_clear(void);
 
 /* ---- ps lines (cmd_ps.c) ---- */
 
@@ -150,6 +153,9 @@ void jobs_poll(void);
 int jobs_running(void);
 /* The jobs in JSON (json.c's printers): running, then finished. */
 void jobs_json(void);
+/* Forgets every job, running or finished (closing their files), and
+ * numbers jobs from 1 again. */
+void jobs_clear(void);
 
 /* ---- hosts added by others (hostwatch.c) ---- */
 
@@ -159,6 +165,8 @@ void hostwatch_start(void);
 void hostwatch_own(int tid);
 /* Handles message bufid if it is a PvmHostAdd notify (returns 1). */
 int hostwatch_message(int bufid, int tag);
+/* Forgets the hosts hostwatch_own remembered. */
+void hostwatch_clear(void);
 
 /* ---- add's wait (addwait.c) ---- */
 

@@ -21,6 +21,13 @@
 static int *own;
 static int nown, capown;
 
+void hostwatch_clear(void)
+{
+	free(own);
+	own = NULL;
+	nown = capown = 0;
+}
+
 void hostwatch_start(void)
 {
 	CONS_QUIET(pvm_notify(PvmHostAdd, HOSTADD_TAG, -1, NULL));

@@ -155,6 +155,16 @@ static void job_free(struct job *j)
 	free(j);
 }
 
+void jobs_clear(void)
+{
+	while (jobs)
+		job_free(jobs);
+	for (int i = 0; i < ndone; i++)
+		free(done[i].ends);
+	ndone = 0;
+	last_job = 0;
+}
+
 /* Keeps a finished job's ends for the jobs command (takes j->ends). */
 static void keep_finished(struct job *j)
 {

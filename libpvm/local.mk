@@ -60,6 +60,6 @@ FUZZ_TARGETS += libpvm/api/reply_fuzz
 libpvm_api_reply_fuzz_SOURCES = libpvm/api/reply_fuzz.c \
 	libpvm/api/fuzz_peer.c libpvm/api/fuzz_peer.h
 libpvm_api_reply_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
-libpvm_api_reply_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect
+libpvm_api_reply_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect,--wrap=ppoll
 libpvm_api_reply_fuzz_LDADD = libpvm/group/libgpvm3.la libpvm/libpvm3.la \
 	proto/libwire.la -lpthread

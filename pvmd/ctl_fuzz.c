@@ -77,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		else
 			records(d, peer, tid, other, in, n);
 	}
+	fz_later(d, 25, 4); /* the timers of the next 100 ms: a halt's */
 	fz_pvmd_free(d);
 	return 0;
 }

@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,8 +28,12 @@ jmp_buf fz_exit_jmp;
 int fz_exit_armed;
 
 /* the other ends of fz_conn's connections: what the pvmd writes to them
- * is read and dropped, and they are closed with the pvmd */
+ * is read and dropped, and they are closed with the pvmd.  One poll of
+ * all of them tells which have something (drain): a read of each per
+ * turn cost more than the pvmd's work on most frames.  A peer the pvmd
+ * has closed (end of file) is left out of the poll (fd -1). */
 static int peers[64];
+static struct pollfd pfds[64];
 static size_t npeers;
 
 /* ---- what would reach outside ---- */
@@ -66,6 +72,33 @@ int __wrap_execvp(const char *file, char *const argv[])
 	(void)argv;
 	errno = ENOENT;
 	return -1;
+}
+
+/* The pvmd's clock (CLOCK_MONOTONIC, common/clock.h), which fz_later
+ * moves on: while a pvmd made by fz_pvmd_new is there, and only then
+ * (libFuzzer keeps its own time), it runs skew_ns ahead. */
+static int64_t skew_ns;
+static int skewing;
+
+int __real_clock_gettime(clockid_t clk, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t clk, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int r = __real_clock_gettime(clk, ts);
+	if (r == 0 && skewing && clk == CLOCK_MONOTONIC) {
+		int64_t ns = ts->tv_nsec + skew_ns % 1000000000;
+		ts->tv_sec += (time_t)(skew_ns / 1000000000 + ns / 1000000000);
+		ts->tv_nsec = (long)(ns % 1000000000);
+	}
+	return r;
+}
+
+void fz_later(struct pvmd *d, int ms, int steps)
+{
+	for (int i = 0; i < steps; i++) {
+		skew_ns += (int64_t)ms * 1000000;
+		fz_settle(d);
+	}
 }
 
 void __real_exit(int status) __attribute__((noreturn));
@@ -138,6 +171,7 @@ static void before_sleep(struct loop *l, void *data)
 void fz_pvmd_new(struct pvmd *d, int hostno)
 {
 	once();
+	skewing = 1;
 	pvmd_state_init(d);
 	d->hosttid = wire_host_tid(hostno);
 	snprintf(d->hostname, sizeof d->hostname, "h%d", hostno);
@@ -174,6 +208,7 @@ void fz_pvmd_free(struct pvmd *d)
 	pvmd_state_free(d);
 	loop_free(d->loop);
 	d->loop = NULL;
+	skewing = 0;
 }
 
 int fz_socket(int *peer)
@@ -184,6 +219,7 @@ int fz_socket(int *peer)
 	    npeers == sizeof peers / sizeof *peers)
 		abort();
 	*peer = sv[1];
+	pfds[npeers] = (struct pollfd){.fd = sv[1], .events = POLLIN};
 	peers[npeers++] = sv[1];
 	return sv[0];
 }
@@ -198,12 +234,27 @@ struct conn *fz_conn(struct pvmd *d, enum conn_kind kind, int *peer)
 	return c;
 }
 
-static void drain(void)
+/* 1 if it read anything */
+static int drain(void)
 {
-	char buf[65536];
-	for (size_t i = 0; i < npeers; i++)
-		while (read(peers[i], buf, sizeof buf) > 0)
-			;
+	static char buf[65536]; /* not on the stack: ASan would poison it */
+	int got = 0;
+	if (poll(pfds, npeers, 0) <= 0)
+		return 0;
+	for (size_t i = 0; i < npeers; i++) {
+		if (!pfds[i].revents)
+			continue;
+		ssize_t r;
+		/* a short read took all there was (what came since waits
+		 * for the next drain) */
+		while ((r = read(peers[i], buf, sizeof buf)) == sizeof buf)
+			got = 1;
+		if (r > 0)
+			got = 1;
+		if (r == 0)
+			pfds[i].fd = -1; /* the pvmd closed it */
+	}
+	return got;
 }
 
 void fz_settle(struct pvmd *d)
@@ -212,8 +263,10 @@ void fz_settle(struct pvmd *d)
 	for (int turns = 0; turns < 10000; turns++) {
 		drain();
 		if (loop_run_once(d->loop, 0) <= 0) {
-			drain();
-			if (loop_run_once(d->loop, 0) <= 0)
+			/* idle: once more only if draining made room for what
+			 * it could not write (else that turn would be this
+			 * one again) */
+			if (!drain() || loop_run_once(d->loop, 0) <= 0)
 				return;
 		}
 	}
@@ -229,8 +282,12 @@ void fz_feed(struct pvmd *d, int peer, const void *p, size_t n)
 		ssize_t w = write(peer, b, n);
 		if (w < 0) {
 			/* closed, or not read any more (flow control): the
-			 * rest would wait in a real sender */
-			if (errno != EAGAIN || ++stuck > 100)
+			 * rest would wait in a real sender.  A settle runs
+			 * the pvmd until it is idle, its other peers drained:
+			 * if it has not read by then, more turns would not
+			 * make it (a timer aside), so two are tried, not a
+			 * hundred per frame. */
+			if (errno != EAGAIN || ++stuck > 2)
 				break;
 			fz_settle(d);
 			continue;

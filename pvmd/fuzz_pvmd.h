@@ -38,6 +38,10 @@ int fz_task(struct pvmd *d, int *peer);
  * writes to any peer of fz_conn. */
 void fz_feed(struct pvmd *d, int peer, const void *p, size_t n);
 void fz_settle(struct pvmd *d);
+/* Moves the pvmd's clock on by ms, `steps` times, settling after each:
+ * its timers fire as they would in that time, however fast the machine
+ * (clock_gettime is wrapped). */
+void fz_later(struct pvmd *d, int ms, int steps);
 
 /* Writes one frame with a header built from h (len, total set here). */
 void fz_frame(struct pvmd *d, int peer, struct wire_hdr h, const void *p,

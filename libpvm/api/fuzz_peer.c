@@ -7,12 +7,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "api/fuzz_peer.h"
 #include "proto/vmdir.h"
@@ -22,14 +25,84 @@
 static const uint8_t *recs;
 static size_t nrecs;
 static int armed, peer_fd = -1;
-static pthread_t thr;
 static int running;
+
+/* The thread that plays the pvmd: made once and given one connection per
+ * input (job), as a new thread for each cost more than most inputs (under
+ * ASan: its stack mapped and its shadow cleared).  play() keeps nothing
+ * from one connection to the next. */
+static pthread_t thr;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int job = -1; /* the descriptor to play on, until taken */
+static int busy;     /* a job given and not done */
+
+/* The library asleep in ppoll with no timeout and nothing to write: it
+ * waits for the pvmd (or a peer) and will send nothing more until then.
+ * Set by the wrapper of ppoll (-Wl,--wrap=ppoll), which writes a byte to
+ * the pipe wake so that the thread, waiting for a request, looks at once
+ * instead of when its 20 ms are up. */
+static atomic_int lib_asleep;
+static int wake[2] = {-1, -1};
+
+int __real_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
+		 const sigset_t *sig);
+int __wrap_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
+		 const sigset_t *sig);
+int __wrap_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo,
+		 const sigset_t *sig)
+{
+	int watch = !tmo && wake[1] >= 0;
+	for (nfds_t i = 0; watch && i < n; i++)
+		if (fds[i].events & POLLOUT)
+			watch = 0;
+	if (watch) {
+		atomic_store(&lib_asleep, 1);
+		char b = 0;
+		if (write(wake[1], &b, 1) < 0) {
+			/* full: a byte is there already */
+		}
+	}
+	int r = __real_ppoll(fds, n, tmo, sig);
+	if (watch)
+		atomic_store(&lib_asleep, 0);
+	return r;
+}
+
+/* Waits until fd has something to read: 1, or 0 after 20 ms of nothing
+ * or once nothing can come: the library has read all the thread wrote
+ * (SIOCOUTQ 0), then is asleep, and fd is still empty (it writes what it
+ * has before it sleeps).  That is when the 20 ms would end in any case,
+ * only sooner.  In that order: a sleep seen after the library has read
+ * everything began after that read, not before the thread's last write. */
+static int wait_in(int fd)
+{
+	struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+			      {.fd = wake[0], .events = POLLIN}};
+	for (;;) {
+		if (poll(p, 2, 20) <= 0)
+			return 0;
+		if (p[0].revents)
+			return 1;
+		char junk[64];
+		while (read(wake[0], junk, sizeof junk) > 0)
+			;
+		int outq = 1;
+		if (ioctl(fd, SIOCOUTQ, &outq) < 0 || outq > 0 ||
+		    !atomic_load(&lib_asleep))
+			continue;
+		struct pollfd q = {.fd = fd, .events = POLLIN};
+		return poll(&q, 1, 0) > 0;
+	}
+}
 
 void fzp_init(void)
 {
 	static int done;
 	if (done++)
 		return;
+	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) < 0)
+		abort();
 	static char dir[64];
 	snprintf(dir, sizeof dir, "/dev/shm/pvmfuzzl.XXXXXX");
 	if (!mkdtemp(dir))
@@ -45,15 +118,14 @@ void fzp_init(void)
 }
 
 /* Reads whole frames until a control request: its header in *h.  0, or
- * -1 on EOF or after 2 s of nothing. */
+ * -1 on EOF or when nothing more comes (wait_in). */
 static int next_request(int fd, struct wire_hdr *h)
 {
 	for (;;) {
 		uint8_t hb[WIRE_HDR_SIZE];
 		size_t got = 0;
 		while (got < sizeof hb) {
-			struct pollfd p = {.fd = fd, .events = POLLIN};
-			if (poll(&p, 1, 20) <= 0)
+			if (!wait_in(fd))
 				return -1;
 			ssize_t r = read(fd, hb + got, sizeof hb - got);
 			if (r <= 0)
@@ -64,8 +136,7 @@ static int next_request(int fd, struct wire_hdr *h)
 			return -1;
 		for (uint32_t left = h->len; left;) {
 			uint8_t junk[4096];
-			struct pollfd p = {.fd = fd, .events = POLLIN};
-			if (poll(&p, 1, 20) <= 0)
+			if (!wait_in(fd))
 				return -1;
 			ssize_t r =
 				read(fd, junk,
@@ -189,6 +260,39 @@ out:
 	return NULL;
 }
 
+static void *play(void *arg);
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&mu);
+		while (job < 0)
+			pthread_cond_wait(&cv, &mu);
+		int fd = job;
+		job = -1;
+		pthread_mutex_unlock(&mu);
+		play((void *)(intptr_t)fd);
+		pthread_mutex_lock(&mu);
+		busy = 0;
+		pthread_cond_broadcast(&cv);
+		pthread_mutex_unlock(&mu);
+	}
+	return NULL;
+}
+
+static void give(int fd)
+{
+	static int made;
+	if (!made++ && pthread_create(&thr, NULL, worker, NULL) != 0)
+		abort();
+	pthread_mutex_lock(&mu);
+	job = fd;
+	busy = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
 void fzp_start(const uint8_t *rec, size_t n)
 {
 	recs = rec;
@@ -200,7 +304,10 @@ void fzp_finish(void)
 {
 	armed = 0;
 	if (running) {
-		pthread_join(thr, NULL);
+		pthread_mutex_lock(&mu);
+		while (busy)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
 		running = 0;
 	}
 	if (peer_fd >= 0)
@@ -226,8 +333,7 @@ int __wrap_connect(int fd, const struct sockaddr *sa, socklen_t len)
 	}
 	close(sv[0]);
 	peer_fd = sv[1];
-	if (pthread_create(&thr, NULL, play, (void *)(intptr_t)sv[1]) != 0)
-		abort();
+	give(sv[1]);
 	running = 1;
 	return 0;
 }

@@ -203,7 +203,7 @@ static int fwd_tasks_all(struct pvmd *d, int src, const struct wire_hdr *h)
 	tasks_local(d, p);
 	struct wire_wr w;
 	wire_wr_init(&w);
-	for (int i = 1; i <= HOST_MAX; i++) {
+	for (int i = 1; i <= d->hosts->top; i++) {
 		struct host *o = host_get(d, i);
 		if (!o || o->state != HOST_UP || wire_host_tid(i) == d->hosttid)
 			continue;
@@ -335,7 +335,7 @@ static int fwd_spawn(struct pvmd *d, int src, const struct wire_hdr *h,
 	memcpy(hostpart, q.where, hl_len);
 	hostpart[hl_len] = 0;
 	int set[HOST_MAX], nset = 0, local_in = 0;
-	for (int i = 1; i <= HOST_MAX; i++) {
+	for (int i = 1; i <= d->hosts->top; i++) {
 		struct host *o = host_get(d, i);
 		if (o && o->state == HOST_UP &&
 		    spawn_selects(d, o, q.flags, hostpart)) {

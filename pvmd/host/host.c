@@ -52,7 +52,7 @@ static int ctl_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 	} else {
 		int n = 0, narch = 0;
 		const char *archs[64];
-		for (int i = 1; i <= HOST_MAX; i++) {
+		for (int i = 1; i <= d->hosts->top; i++) {
 			struct host *o = host_get(d, i);
 			if (!o || o->state != HOST_UP)
 				continue;
@@ -65,7 +65,7 @@ static int ctl_config(struct pvmd *d, struct conn *c, const struct wire_hdr *h,
 		}
 		wire_wr_i32(&w, n);
 		wire_wr_i32(&w, narch);
-		for (int i = 1; i <= HOST_MAX; i++) {
+		for (int i = 1; i <= d->hosts->top; i++) {
 			struct host *o = host_get(d, i);
 			if (!o || o->state != HOST_UP)
 				continue;
@@ -133,7 +133,7 @@ int host_links_open(const struct pvmd *d)
 	int n = 0;
 	if (!d->hosts || !d->hosts->master)
 		return 0;
-	for (int i = 2; i <= HOST_MAX; i++) {
+	for (int i = 2; i <= d->hosts->top; i++) {
 		const struct host *h = d->hosts->hosts[i];
 		n += h && h->link;
 	}
@@ -142,12 +142,19 @@ int host_links_open(const struct pvmd *d)
 
 struct host *host_by_name(const struct pvmd *d, const char *name)
 {
-	for (int i = 1; i <= HOST_MAX; i++) {
+	for (int i = 1; i <= d->hosts->top; i++) {
 		struct host *h = d->hosts->hosts[i];
 		if (h && !strcmp(h->name, name))
 			return h;
 	}
 	return NULL;
+}
+
+void host_slot_set(struct pvmd *d, int no, struct host *h)
+{
+	d->hosts->hosts[no] = h;
+	if (no > d->hosts->top)
+		d->hosts->top = no;
 }
 
 struct host *host_new(struct pvmd *d, int no)
@@ -158,7 +165,7 @@ struct host *host_new(struct pvmd *d, int no)
 	h->no = no;
 	h->speed = PVMD_SPEED;
 	h->dsig = DSIG_NATIVE;
-	d->hosts->hosts[no] = h;
+	host_slot_set(d, no, h);
 	return h;
 }
 
@@ -225,7 +232,7 @@ void host_send_dm(struct pvmd *d, int hostno, int code,
 /* The same to every other host in the table. */
 static void send_dm_all(struct pvmd *d, int code, const struct wire_wr *payload)
 {
-	for (int i = 1; i <= HOST_MAX; i++)
+	for (int i = 1; i <= d->hosts->top; i++)
 		if (d->hosts->hosts[i] &&
 		    d->hosts->hosts[i]->state == HOST_UP &&
 		    wire_host_tid(i) != d->hosttid)
@@ -249,11 +256,11 @@ void host_table_changed(struct pvmd *d)
 	struct wire_wr w;
 	wire_wr_init(&w);
 	int n = 0;
-	for (int i = 1; i <= HOST_MAX; i++)
+	for (int i = 1; i <= d->hosts->top; i++)
 		if (d->hosts->hosts[i] && d->hosts->hosts[i]->state == HOST_UP)
 			n++;
 	wire_wr_i32(&w, n);
-	for (int i = 1; i <= HOST_MAX; i++)
+	for (int i = 1; i <= d->hosts->top; i++)
 		if (d->hosts->hosts[i] && d->hosts->hosts[i]->state == HOST_UP)
 			put_host(&w, d->hosts->hosts[i]);
 	send_dm_all(d, WIRE_DM_HOSTTAB, &w);
@@ -341,7 +348,7 @@ static int dm_hosttab(struct pvmd *d, struct wire_rd *r)
 	}
 	if (r->left)
 		return -1;
-	for (int i = 1; i <= HOST_MAX; i++)
+	for (int i = 1; i <= d->hosts->top; i++)
 		if (d->hosts->hosts[i] && !seen[i] &&
 		    wire_host_tid(i) != d->hosttid)
 			host_lost(d, d->hosts->hosts[i],
@@ -553,7 +560,7 @@ void host_halt_links(struct pvmd *d)
 {
 	if (!d->hosts || !d->hosts->master)
 		return;
-	for (int i = 2; i <= HOST_MAX; i++) {
+	for (int i = 2; i <= d->hosts->top; i++) {
 		struct host *h = d->hosts->hosts[i];
 		if (h && h->link) {
 			send_dm(d, h, WIRE_DM_HALT, NULL);
@@ -690,7 +697,7 @@ void host_fini(struct pvmd *d)
 	hoster_fini(d);
 	link_fini(d);
 	fwd_fini(d);
-	for (int i = 1; i <= HOST_MAX; i++) {
+	for (int i = 1; i <= d->hosts->top; i++) {
 		if (d->hosts->hosts[i]) {
 			host_drop_queue(d->hosts->hosts[i]);
 			free(d->hosts->hosts[i]);

@@ -461,15 +461,15 @@ static void pw_begin(struct pvmd *d, struct start *s)
 /* Host numbers go up from 2 as hosts are added (a deleted host's number
  * is not given again at once, as the reference does); past the last one
  * the lowest free number is taken. */
-static int next_no(const struct pvmd *d)
+static int next_no(struct pvmd *d)
 {
-	static int last = 1;
+	int last = d->hosts->last_no > 1 ? d->hosts->last_no : 1;
 	for (int i = 0; i < HOST_MAX; i++) {
 		int no = last + 1 + i;
 		if (no > HOST_MAX)
 			no = no - HOST_MAX + 1; /* 2, 3, ... */
 		if (no >= 2 && no <= HOST_MAX && !d->hosts->hosts[no]) {
-			last = no;
+			d->hosts->last_no = no;
 			return no;
 		}
 	}
@@ -482,7 +482,7 @@ static int known_address(const struct pvmd *d, const char *ip)
 {
 	if (!strcmp(ip, d->ip))
 		return 1;
-	for (int i = 1; i <= HOST_MAX; i++) {
+	for (int i = 1; i <= d->hosts->top; i++) {
 		const struct host *h = d->hosts->hosts[i];
 		size_t n = strlen(ip);
 		if (h && !strncmp(h->addr, ip, n) && h->addr[n] == ':')
@@ -561,7 +561,7 @@ static int start_host(struct pvmd *d, const struct hostopt *o,
 	h->speed = o->sp > 0 ? o->sp : PVMD_SPEED;
 	h->dsig = DSIG_NATIVE;
 	snprintf(h->name, sizeof h->name, "%s", o->name);
-	d->hosts->hosts[no] = h;
+	host_slot_set(d, no, h);
 	s->h = h;
 	s->ar = ar;
 	s->idx = idx;

@@ -271,7 +271,7 @@ void hoster_task_exit(struct pvmd *d, int tid)
 	d->hosts->hoster_tid = 0;
 	plog(PL_INFO,
 	     "t%x is no longer the hoster: the pvmd starts hosts itself", tid);
-	for (int i = 2; i <= HOST_MAX; i++) {
+	for (int i = 2; i <= d->hosts->top; i++) {
 		struct host *h = d->hosts->hosts[i];
 		if (h && h->state == HOST_STARTING && h->hoster_wid)
 			hoster_fail(d, h, PvmCantStart, "the hoster is gone");

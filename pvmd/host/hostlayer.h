@@ -26,8 +26,12 @@ struct pend;
 /* The host layer's state: d->hosts (host_layer_new). */
 struct hostlayer {
 	struct host *hosts[HOST_MAX + 1]; /* by number; NULL: unused */
-	int nup;    /* hosts in HOST_UP, this one included */
-	int master; /* this pvmd is the master */
+	/* the highest number hosts[] has held: walks of the table stop
+	 * there, not at HOST_MAX (host_slot_set) */
+	int top;
+	int last_no; /* the number given last by hoster.c (next_no) */
+	int nup;     /* hosts in HOST_UP, this one included */
+	int master;  /* this pvmd is the master */
 	uint8_t secret[AUTH_SECRET_LEN];
 	int have_secret;
 	/* a slave started through a hoster: the ticket until the master's
@@ -76,6 +80,8 @@ struct hostlayer {
 
 /* A new entry for host number `no` (state HOST_FREE), or NULL. */
 struct host *host_new(struct pvmd *d, int no);
+/* Puts h in hosts[no] (1..HOST_MAX), raising top. */
+void host_slot_set(struct pvmd *d, int no, struct host *h);
 /* Drops the frames waiting for a link to h. */
 void host_drop_queue(struct host *h);
 

@@ -102,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		/* as link.c accepts a TCP connection from 127.0.0.2 */
 		if (link_accepted(d, fz_socket(&peer), htonl(0x7f000002)))
 			fz_feed(d, peer, in, n);
+		fz_later(d, 25, 4);
 		fz_pvmd_free(d);
 		return 0;
 	}
@@ -114,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 		fz_feed(d, peer, in, n);
 	else
 		records(d, peer, peer_no, task, in, n);
+	fz_later(d, 25, 4); /* the timers of the next 100 ms: a halt's */
 	fz_pvmd_free(d);
 	return 0;
 }
