@@ -34,7 +34,7 @@ console_cmd_fuzz_SOURCES = console/cmd_fuzz.c console/term.c \
 	libpvm/api/fuzz_peer.c libpvm/api/fuzz_peer.h
 console_cmd_fuzz_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS) \
 	-I$(top_srcdir)/libpvm
-console_cmd_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect,--wrap=ppoll
+console_cmd_fuzz_LDFLAGS = -static $(FUZZ_LDFLAGS) -Wl,--wrap=connect,--wrap=ppoll,--wrap=open
 console_cmd_fuzz_LDADD = libpvm/libpvm3.la proto/libwire.la \
 	$(READLINE_LIBS) -lpthread
 endif
