@@ -6,6 +6,7 @@ lpvm_tran_sources += \
 	libpvm/tran/waitpol.h libpvm/tran/waitpol.c \
 	libpvm/tran/conn.h libpvm/tran/conn.c libpvm/tran/conn_out.c \
 	libpvm/tran/tran.h libpvm/tran/route.c common/idhash.c \
+	common/rundelay.c common/rundelay.h \
 	libpvm/tran/enroll.c libpvm/tran/pvmd_link.c \
 	libpvm/msg/msg.h libpvm/msg/rxq.c libpvm/msg/send.c libpvm/msg/recv.c \
 	libpvm/msg/mhf.c
@@ -21,6 +22,7 @@ libpvm_tran_conn_test_SOURCES = libpvm/tran/conn_test.c \
 	libpvm/tran/conn.c libpvm/tran/conn_out.c libpvm/tran/conn.h \
 	libpvm/tran/poll.c libpvm/tran/poll.h libpvm/tran/waitpol.c \
 	libpvm/tran/waitpol.h libpvm/pack/buf.c libpvm/pack/buf.h \
+	common/rundelay.c common/rundelay.h \
 	libpvm/error.c test/unit/tap.h test/unit/rnd.h
 libpvm_tran_conn_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm
 libpvm_tran_conn_test_LDADD = proto/libwire.la

@@ -7,6 +7,7 @@ pvmd_core_sources = \
 	pvmd/startwait.c pvmd/startwait.h \
 	pvmd/loop.c pvmd/loop.h \
 	common/idhash.c common/idhash.h \
+	common/rundelay.c common/rundelay.h \
 	pvmd/log.c pvmd/log.h \
 	pvmd/conn.c pvmd/conn.h \
 	pvmd/flow.c pvmd/flow.h \

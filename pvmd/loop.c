@@ -6,6 +6,7 @@
 #include "pvmd/loop.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -35,6 +36,10 @@ struct loop {
 	size_t ndefer, capdefer;
 	loop_hook_cb before_sleep;
 	void *before_sleep_data;
+	/* spinning before a sleep (loop_set_spin) */
+	int64_t spin_ns;
+	int (*may_spin)(int64_t now);
+	int busy; /* the last turn had work */
 };
 
 uint64_t loop_now_ms(void)
@@ -236,6 +241,12 @@ void loop_set_before_sleep(struct loop *l, loop_hook_cb cb, void *data)
 	l->before_sleep_data = data;
 }
 
+void loop_set_spin(struct loop *l, int64_t ns, int (*may_spin)(int64_t now))
+{
+	l->spin_ns = ns;
+	l->may_spin = may_spin;
+}
+
 void loop_stop(struct loop *l)
 {
 	l->stop = 1;
@@ -256,9 +267,34 @@ int loop_run_once(struct loop *l, int timeout_ms)
 	int next = next_timeout(l);
 	if (timeout_ms >= 0 && (next < 0 || next > timeout_ms))
 		next = timeout_ms;
-	int n = epoll_wait(l->epfd, evs, MAX_EVENTS, next);
+	int n = 0;
+	if (l->spin_ns > 0 && l->busy && next != 0) {
+		/* traffic just passed: what answers it often comes within
+		 * microseconds, and a sleeping vCPU takes 15-25 us to wake */
+		int64_t t0 = mono_ns(), now = t0;
+		int64_t until = t0 + l->spin_ns;
+		if (next > 0 && t0 + (int64_t)next * 1000000 < until)
+			until = t0 + (int64_t)next * 1000000;
+		if (!l->may_spin || l->may_spin(t0))
+			while (now < until &&
+			       (n = epoll_wait(l->epfd, evs, MAX_EVENTS, 0)) ==
+				       0) {
+				/* a task runnable on this CPU (often the one
+				 * just woken) runs first */
+				sched_yield();
+				now = mono_ns();
+			}
+		if (n == 0 && next > 0) {
+			next -= (int)((now - t0) / 1000000);
+			if (next < 0)
+				next = 0;
+		}
+	}
+	if (n == 0)
+		n = epoll_wait(l->epfd, evs, MAX_EVENTS, next);
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
+	l->busy = n > 0;
 	l->dispatching = 1;
 	for (int i = 0; i < n; i++) {
 		struct loop_io *io = evs[i].data.ptr;

@@ -61,6 +61,9 @@ int loop_timer_start(struct loop *l, struct loop_timer *t, uint64_t ms);
 void loop_timer_stop(struct loop *l, struct loop_timer *t);
 
 void loop_set_before_sleep(struct loop *l, loop_hook_cb cb, void *data);
+/* After a turn that had work, polls for up to `ns` before it sleeps,
+ * when may_spin(now) says so (NULL: always); 0 turns it off. */
+void loop_set_spin(struct loop *l, int64_t ns, int (*may_spin)(int64_t now));
 /* Calls fn(p) after the current batch of events (or at once outside one). */
 void loop_defer(struct loop *l, void (*fn)(void *), void *p);
 

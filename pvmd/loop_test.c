@@ -5,7 +5,8 @@
  * callbacks), a stopped timer never fires, loop_defer'd functions run after
  * the batch that deferred them, and a pipe watcher fires when readable and
  * not once stopped, also when stopped by another callback of the same
- * batch.  Prints TAP.
+ * batch; after a turn with work the loop polls before it sleeps, within
+ * the caller's timeout, only when may_spin agrees.  Prints TAP.
  */
 #include "config.h"
 
@@ -528,6 +529,82 @@ static void test_io_stopped_in_batch(void)
 	loop_free(l);
 }
 
+/* ---- polling before a sleep (loop_set_spin) ---- */
+
+static int spin_asks, spin_answer;
+
+static int may_spin(int64_t now)
+{
+	(void)now;
+	spin_asks++;
+	return spin_answer;
+}
+
+static int64_t ns_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void test_spin(void)
+{
+	struct loop *l = loop_new();
+	int p[2];
+	if (pipe(p) < 0)
+		abort();
+	struct watch w = {.fd_w = p[1]};
+	loop_io_start(l, &w.io, p[0], EPOLLIN, cb_watch, &w);
+	loop_set_spin(l, 200 * 1000000LL, may_spin); /* 200 ms */
+	spin_answer = 1;
+
+	/* an idle turn first: no spin after it */
+	spin_asks = 0;
+	loop_run_once(l, 0);
+	int64_t t0 = ns_now();
+	int n = loop_run_once(l, 20);
+	int64_t idle_ms = (ns_now() - t0) / 1000000;
+	ok(n == 0 && spin_asks == 0,
+	   "a turn after one without work sleeps at once: may_spin not asked (%d)",
+	   spin_asks);
+
+	/* a turn with work, then one that polls: what comes meanwhile is
+	 * taken, and the timeout given still bounds the wait */
+	(void)!write(p[1], "x", 1);
+	n = loop_run_once(l, 0);
+	ok(n == 1 && w.fires == 1, "the pipe's byte is a turn with work");
+	t0 = ns_now();
+	n = loop_run_once(l, 30);
+	int64_t spin_ms = (ns_now() - t0) / 1000000;
+	ok(n == 0 && spin_asks == 1 && spin_ms >= 29 && spin_ms < 150,
+	   "after it the loop polls, asks may_spin once, and returns at the caller's timeout (30 ms: %lld; idle turn %lld)",
+	   (long long)spin_ms, (long long)idle_ms);
+
+	(void)!write(p[1], "x", 1);
+	loop_run_once(l, 0);
+	spin_answer = 0;
+	spin_asks = 0;
+	t0 = ns_now();
+	n = loop_run_once(l, 10);
+	ok(n == 0 && spin_asks == 1,
+	   "may_spin saying no: the loop sleeps (asked %d)", spin_asks);
+
+	/* the spin itself sees a byte that comes while it polls */
+	(void)!write(p[1], "x", 1);
+	loop_run_once(l, 0);
+	spin_answer = 1;
+	loop_set_spin(l, 2 * 1000000LL, may_spin);
+	(void)!write(p[1], "x", 1);
+	int before = w.fires;
+	n = loop_run_once(l, -1);
+	ok(n == 1 && w.fires == before + 1,
+	   "a byte ready during the poll is handled by that turn");
+	loop_io_stop(l, &w.io);
+	close(p[0]);
+	close(p[1]);
+	loop_free(l);
+}
+
 int main(void)
 {
 	rnd_seed(88172645u);
@@ -539,5 +616,6 @@ int main(void)
 	test_defer();
 	test_io();
 	test_io_stopped_in_batch();
+	test_spin();
 	return tap_done();
 }

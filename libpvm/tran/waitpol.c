@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/rundelay.h"
 #include "lpvm.h"
 #include "poll.h"
 #include "tran.h"
@@ -73,54 +74,13 @@ int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd)
 	return budget;
 }
 
-/*
- * Whether other tasks keep us waiting for a CPU: the share of the last
- * LOAD_NS (or more) that this thread spent runnable but not running
- * (run_delay, field 2 of /proc/thread-self/schedstat).  Unlike the
- * system's count of runnable threads it does not count SCHED_IDLE tasks,
- * which never keep us waiting.  Read at most every LOAD_NS (about 1 us
- * a read); -1 when the kernel does not tell.
- */
-#define LOAD_NS	   10000000
-#define LOADED_PCT 5
-static int loaded_now(int64_t now)
-{
-	static int fd = -1, loaded;
-	static pid_t pid;
-	static int64_t at, delay;
-	if (fd >= 0 && now - at < LOAD_NS)
-		return loaded;
-	if (fd < 0 || pid != getpid()) { /* (a forked child reopens) */
-		if (fd >= 0)
-			close(fd);
-		fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-		pid = getpid();
-		at = 0;
-		if (fd < 0)
-			return loaded = -1;
-	}
-	char b[96];
-	ssize_t k = pread(fd, b, sizeof b - 1, 0);
-	unsigned long long cpu, d;
-	if (k <= 0)
-		return loaded = -1;
-	b[k] = 0;
-	if (sscanf(b, "%llu %llu", &cpu, &d) != 2)
-		return loaded = -1;
-	if (at)
-		loaded = (int64_t)d - delay > (now - at) * LOADED_PCT / 100;
-	at = now;
-	delay = (int64_t)d;
-	return loaded;
-}
-
 int64_t lp_wait_sock_budget(int64_t now, int64_t max)
 {
 	if (lp_poll_type == PvmPollConstant)
 		return max;
 	if (lp_poll_time_set)
 		return lp_poll_time ? max : 0;
-	if (loaded_now(now) > 0)
+	if (rundelay_loaded(now, 5) > 0)
 		return 0;
 	return budget < max ? budget : max;
 }
