@@ -11,38 +11,13 @@ load helpers
 setup() {
 	pvm_test_env
 	skip_if_ref "the reference's add cannot be cancelled"
-	# a remote shell that hangs: it notes its pid and its child's
-	cat >"$TESTTMP/bin/hang_rsh" <<-EOF
-		#!/bin/sh
-		echo \$\$ >"$TESTTMP/rsh.pid"
-		sleep 300 &
-		echo \$! >"$TESTTMP/sleep.pid"
-		wait
-	EOF
-	chmod +x "$TESTTMP/bin/hang_rsh"
+	hang_rsh_make
 	start_pvmd PVM_RSH="$TESTTMP/bin/hang_rsh"
 }
 
 teardown() {
 	[ -z "${CONS_PID:-}" ] || kill -KILL "$CONS_PID" 2>/dev/null || true
 	stop_vm
-}
-
-# running PID: the process exists and is no zombie (a killed remote
-# shell's child waits a moment for init to reap it)
-running() {
-	[ -r "/proc/$1/stat" ] && ! awk '{ exit !($3 == "Z") }' "/proc/$1/stat" 2>/dev/null
-}
-
-# no_rsh_left: the hung remote shell and its child are gone
-no_rsh_left() {
-	! running "$(cat "$TESTTMP/rsh.pid")" && ! running "$(cat "$TESTTMP/sleep.pid")"
-}
-
-# started: the master runs the remote shell (and its child)
-started() {
-	[ -s "$TESTTMP/sleep.pid" ] && [ -s "$TESTTMP/rsh.pid" ] &&
-		running "$(cat "$TESTTMP/sleep.pid")"
 }
 
 # cons_start: the console on piped input from the fifo $TESTTMP/in (fd

@@ -313,3 +313,36 @@ vm_setup() {
 	pvm_test_env
 	start_pvmd
 }
+
+# ---- a remote shell that hangs (add-cancel.bats, hostfile-cancel.bats) ----
+
+# hang_rsh_make: $TESTTMP/bin/hang_rsh, a remote shell that never
+# returns; it notes its pid in $TESTTMP/rsh.pid and its child's in
+# $TESTTMP/sleep.pid
+hang_rsh_make() {
+	cat >"$TESTTMP/bin/hang_rsh" <<-EOF
+		#!/bin/sh
+		echo \$\$ >"$TESTTMP/rsh.pid"
+		sleep 300 &
+		echo \$! >"$TESTTMP/sleep.pid"
+		wait
+	EOF
+	chmod +x "$TESTTMP/bin/hang_rsh"
+}
+
+# running PID: the process exists and is no zombie (a killed remote
+# shell's child waits a moment for init to reap it)
+running() {
+	[ -r "/proc/$1/stat" ] && ! awk '{ exit !($3 == "Z") }' "/proc/$1/stat" 2>/dev/null
+}
+
+# no_rsh_left: the hung remote shell and its child are gone
+no_rsh_left() {
+	! running "$(cat "$TESTTMP/rsh.pid")" && ! running "$(cat "$TESTTMP/sleep.pid")"
+}
+
+# started: the master runs the hung remote shell (and its child)
+started() {
+	[ -s "$TESTTMP/sleep.pid" ] && [ -s "$TESTTMP/rsh.pid" ] &&
+		running "$(cat "$TESTTMP/sleep.pid")"
+}

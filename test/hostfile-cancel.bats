@@ -12,15 +12,7 @@ load helpers
 setup() {
 	pvm_test_env
 	skip_if_ref "the reference's pvmd prints nothing while it waits"
-	# a remote shell that hangs: it notes its pid and its child's
-	cat >"$TESTTMP/bin/hang_rsh" <<-EOF
-		#!/bin/sh
-		echo \$\$ >"$TESTTMP/rsh.pid"
-		sleep 300 &
-		echo \$! >"$TESTTMP/sleep.pid"
-		wait
-	EOF
-	chmod +x "$TESTTMP/bin/hang_rsh"
+	hang_rsh_make
 	export PVM_RSH=$TESTTMP/bin/hang_rsh
 	printf '%s\n' 127.0.0.2 >"$TESTTMP/hostfile"
 }
@@ -32,20 +24,6 @@ teardown() {
 		[ ! -s "$p" ] || kill -KILL "$(cat "$p")" 2>/dev/null || true
 	done
 	stop_vm
-}
-
-# running PID: the process exists and is no zombie
-running() {
-	[ -r "/proc/$1/stat" ] && ! awk '{ exit !($3 == "Z") }' "/proc/$1/stat" 2>/dev/null
-}
-
-no_rsh_left() {
-	! running "$(cat "$TESTTMP/rsh.pid")" && ! running "$(cat "$TESTTMP/sleep.pid")"
-}
-
-started() {
-	[ -s "$TESTTMP/sleep.pid" ] && [ -s "$TESTTMP/rsh.pid" ] &&
-		running "$(cat "$TESTTMP/sleep.pid")"
 }
 
 in_err() {
