@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#define LOAD_NS	   10000000
+#define LOAD_NS 10000000
 int rundelay_loaded(int64_t now, int pct)
 {
 	static int fd = -1, loaded;
