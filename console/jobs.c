@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/linebuf.h"
 #include "common/taskend.h"
 #include "lpvm_priv.h"
 #include "pvm3.h"
@@ -41,10 +42,9 @@
 
 struct task_out {
 	int tid;
-	char *line; /* the part of a line that has no newline yet */
-	size_t len, cap;
-	int eof;       /* its output ended: waiting to know how it ended */
-	double eof_at; /* when */
+	struct linebuf out; /* the part of a line that has no newline yet */
+	int eof;	    /* its output ended: waiting to know how it ended */
+	double eof_at;	    /* when */
 };
 
 /* How one task ended (state -1: unknown, not spawned by our pvmd). */
@@ -147,7 +147,7 @@ static void job_free(struct job *j)
 		}
 	}
 	for (int i = 0; i < j->ntasks; i++)
-		free(j->tasks[i].line);
+		linebuf_free(&j->tasks[i].out);
 	free(j->tasks);
 	free(j->ends);
 	if (j->file)
@@ -243,7 +243,7 @@ static struct task_out *task_add(struct job *j, int tid)
  * Returns 1 when the job has been freed. */
 static int task_remove(struct job *j, struct task_out *t)
 {
-	free(t->line);
+	linebuf_free(&t->out);
 	int i = (int)(t - j->tasks);
 	memmove(&j->tasks[i], &j->tasks[i + 1],
 		(size_t)(j->ntasks - i - 1) * sizeof *t);
@@ -318,33 +318,16 @@ void jobs_add_tasks(int num, const int *tids, int n)
 		job_free(j); /* nothing started: nothing to wait for */
 }
 
-/* Appends bytes to a task's pending line, handing on every full line. */
-static void task_output(struct job *j, struct task_out *t, const char *p,
-			size_t n)
+/* A line of task `tid`'s output (linebuf's callback). */
+struct out_ctx {
+	struct job *j;
+	int tid;
+};
+
+static void out_line(void *ctx, const char *line)
 {
-	while (n > 0) {
-		const char *nl = memchr(p, '\n', n);
-		size_t chunk = nl ? (size_t)(nl - p) : n;
-		if (t->len + chunk + 1 > t->cap) {
-			size_t ncap = t->cap ? t->cap : 128;
-			while (ncap < t->len + chunk + 1)
-				ncap *= 2;
-			char *nb = realloc(t->line, ncap);
-			if (!nb)
-				return; /* out of memory: drop the rest */
-			t->line = nb;
-			t->cap = ncap;
-		}
-		memcpy(t->line + t->len, p, chunk);
-		t->len += chunk;
-		if (!nl)
-			return;
-		t->line[t->len] = '\0';
-		job_line(j, t->tid, t->line);
-		t->len = 0;
-		p = nl + 1;
-		n -= chunk + 1;
-	}
+	struct out_ctx *c = ctx;
+	job_line(c->j, c->tid, line);
 }
 
 /* One output message, already the current receive buffer. */
@@ -364,15 +347,15 @@ static void output_message(struct job *j, int bytes)
 		char *data = malloc((size_t)count);
 		if (!data)
 			return;
+		struct out_ctx c = {j, t->tid};
 		if (pvm_upkbyte(data, count, 1) >= 0)
-			task_output(j, t, data, (size_t)count);
+			linebuf_feed(&t->out, data, (size_t)count, out_line,
+				     &c);
 		free(data);
 	} else if (count == 0) {
-		if (t->len > 0) {
-			/* A last line without its newline. */
-			t->line[t->len] = '\0';
-			job_line(j, t->tid, t->line);
-		}
+		/* a last line without its newline, then the EOF */
+		struct out_ctx c = {j, t->tid};
+		linebuf_flush(&t->out, out_line, &c);
 		job_line(j, t->tid, "EOF");
 		t->eof = 1;
 		t->eof_at = now_s();

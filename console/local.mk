@@ -7,7 +7,8 @@ console_pvm_SOURCES = console/console.h console/main.c console/term.c \
 	console/cmd_task.c console/cmd_opt.c console/cmd_env.c \
 	console/cmd_mbox.c console/spawn.c console/jobs.c console/rc.c console/complete.c \
 	console/hostwatch.c console/addwait.c console/script.c \
-	console/json.c common/taskend.c common/taskend.h
+	console/json.c common/taskend.c common/taskend.h \
+	common/linebuf.c common/linebuf.h
 console_pvm_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS) -I$(top_srcdir)/libpvm
 console_pvm_LDADD = libpvm/libpvm3.la $(READLINE_LIBS)
 endif
@@ -30,7 +31,7 @@ console_cmd_fuzz_SOURCES = console/cmd_fuzz.c console/term.c \
 	console/cmd_task.c console/cmd_opt.c console/cmd_env.c \
 	console/cmd_mbox.c console/spawn.c console/jobs.c console/rc.c \
 	console/complete.c console/hostwatch.c console/addwait.c \
-	console/json.c common/taskend.c \
+	console/json.c common/taskend.c common/linebuf.c \
 	libpvm/api/fuzz_peer.c libpvm/api/fuzz_peer.h
 console_cmd_fuzz_CPPFLAGS = $(AM_CPPFLAGS) $(READLINE_CFLAGS) \
 	-I$(top_srcdir)/libpvm

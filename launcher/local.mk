@@ -7,6 +7,7 @@
 bin_PROGRAMS += launcher/pvmrun
 launcher_pvmrun_SOURCES = launcher/pvmrun.h launcher/tasks.h \
 	launcher/main.c launcher/vm.c launcher/job.c launcher/output.c \
+	common/linebuf.c common/linebuf.h \
 	common/taskend.c common/taskend.h \
 	pvmd/host/hostfile.c pvmd/host/hostfile.h
 launcher_pvmrun_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libpvm

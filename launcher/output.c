@@ -22,50 +22,15 @@ void output_init(int tag)
 	tagging = tag;
 }
 
-static void tagged_line(const struct jtask *t, const char *text, size_t n)
+static void tagged_line(void *ctx, const char *text)
 {
-	printf("[t%x@%s] %.*s\n", (unsigned)t->tid, t->host, (int)n, text);
-}
-
-/* Appends bytes to the task's pending line, writing every full line. */
-static void tagged_bytes(struct jtask *t, const char *p, size_t n)
-{
-	while (n > 0) {
-		const char *nl = memchr(p, '\n', n);
-		size_t chunk = nl ? (size_t)(nl - p) : n;
-		if (!nl || t->len > 0) {
-			if (t->len + chunk > t->cap) {
-				size_t ncap = t->cap ? 2 * t->cap : 256;
-				while (ncap < t->len + chunk)
-					ncap *= 2;
-				char *nb = realloc(t->line, ncap);
-				if (!nb)
-					return; /* out of memory: dropped */
-				t->line = nb;
-				t->cap = ncap;
-			}
-			memcpy(t->line + t->len, p, chunk);
-			t->len += chunk;
-			if (!nl)
-				return;
-			tagged_line(t, t->line, t->len);
-			t->len = 0;
-		} else {
-			tagged_line(t, p, chunk);
-		}
-		p += chunk + 1;
-		n -= chunk + 1;
-	}
+	const struct jtask *t = ctx;
+	printf("[t%x@%s] %s\n", (unsigned)t->tid, t->host, text);
 }
 
 void output_flush_task(struct jtask *t)
 {
-	if (t->len > 0)
-		tagged_line(t, t->line, t->len);
-	t->len = 0;
-	free(t->line);
-	t->line = NULL;
-	t->cap = 0;
+	linebuf_flush(&t->out, tagged_line, t);
 }
 
 int output_message(int bytes, int *count, int *ptid)
@@ -88,7 +53,8 @@ int output_message(int bytes, int *count, int *ptid)
 	if (pvm_upkbyte(data, *count, 1) >= 0) {
 		struct jtask *t = jtask_find(tid);
 		if (t && tagging)
-			tagged_bytes(t, data, (size_t)*count);
+			linebuf_feed(&t->out, data, (size_t)*count, tagged_line,
+				     t);
 		else
 			fwrite(data, 1, (size_t)*count, stdout);
 		fflush(stdout);

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "common/linebuf.h"
+
 struct jtask {
 	int tid, ptid;
 	char prog[64];	  /* the program's base name */
@@ -20,8 +22,7 @@ struct jtask {
 	int core;    /* dumped core */
 	int unknown; /* the PVM error that hid how it ended */
 	int failed;  /* counts as a failure */
-	char *line;  /* output not yet ended by a newline (tagged mode) */
-	size_t len, cap;
+	struct linebuf out; /* output not yet ended by a newline (tagged) */
 };
 
 /* The task `tid`, or NULL (job.c). */
