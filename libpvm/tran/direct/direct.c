@@ -7,8 +7,10 @@
  * sends to a peer connects to the peer's socket and opens with a hello
  * frame naming its tid (docs/protocol.md "Direct routes"); the accepting
  * side checks the peer's uid and the tid, then takes that peer's frames.
- * A connection carries messages one way: from the connecting task to the
- * listening one.  Order across routes is kept by the seq numbers.
+ * A Unix connection carries messages one way: from the connecting task
+ * to the listening one.  A TCP one carries them both ways once the
+ * listening task routes to its peer directly too (direct_reach).  Order
+ * across routes is kept by the seq numbers.
  *
  * To a task of another host (or with PVM_DIRECT_TCP=1 to any), the
  * connection is a TCP socket that direct_tcp.c has connected or accepted
@@ -265,10 +267,34 @@ static void direct_ep_failed(void *ep)
 	failed(c->peer);
 }
 
+/* A TCP connection that `tid` opened to us and greeted with its hello,
+ * not yet carrying our messages back, or NULL. */
+static struct lp_conn *accepted_from(int tid)
+{
+	for (struct dconn *d = dconns; d; d = d->next) {
+		struct lp_conn *c = d->c;
+		if (!c->dead && c->what == what_tcp && c->peer == tid &&
+		    c->on_close == in_closed)
+			return c;
+	}
+	return NULL;
+}
+
 static void *direct_reach(int tid)
 {
 	if (!forced && lp.route != PvmRouteDirect)
 		return NULL;
+	/* Between hosts our messages go back on the peer's connection when
+	 * it has one: TCP then acknowledges each message with the reply
+	 * that follows it.  With a connection per direction every message
+	 * was acknowledged on its own, and at small sizes the receiver sent
+	 * that bare ACK in its read, before it could answer: 2 us more a
+	 * hop of an 8-byte ping-pong between two namespace hosts. */
+	struct lp_conn *in = lp_tcp_wanted(tid) ? accepted_from(tid) : NULL;
+	if (in) {
+		in->on_close = out_closed; /* now one of our routes too */
+		return in;
+	}
 	struct lp_backoff *b = idhash_get(&backoffs, tid);
 	if (b && lp_backoff_waiting(b, mono_ns()))
 		return NULL;
