@@ -246,6 +246,17 @@ mh_log() {
 	[ "$(printf '%s\n' "$output" | grep -c '^ok host ')" -eq 261 ]
 }
 
+@test "one copy per received byte from another host with shared memory on: precv from the sender and from any source, recv; 64 KiB to 16 MiB" {
+	mh_start 2
+	# the child (the sender) runs on h2; a pvm_precv from any source also
+	# offers its buffer to senders of h1 by shared memory, and a message
+	# over TCP must still go straight into it
+	export PT_TCP_WHERE=h2
+	TMO=120 mh_ok 1 pt_tcp copies
+	printf '%s\n' "$output" | grep 'copies per byte' | sed 's/^/# /' >&3
+	[[ "$output" == *"psend/precv from any source 1048576 bytes: 1.000 copies per byte"* ]]
+}
+
 @test "pingall between slaves: links between pvmds other than the master's" {
 	mh_start 4
 	mh_ok 3 pt_mh pingall nobig

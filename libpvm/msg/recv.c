@@ -275,12 +275,29 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 	if (b || err || lp_mhf_run(NULL) || !lp_route_post(tid, tag, buf, room))
 		return 0;
 	for (;;) {
+		/* a message of a socket took the buffer (and withdrew the
+		 * posting): wait_match_t waits for the rest of it */
+		if (lp_pclaim.buf == buf)
+			return 0;
 		if (!lp_route_post_done()) {
 			b = find(tid, tag, &err);
 			int lost = lp_pvmd_lost;
 			if (!b && !lost) {
-				if (lp_progress(NULL) >= 0 ||
-				    !lp_route_post_withdraw())
+				/* a task of another host may send meanwhile:
+				 * a socket may read its message into buf too */
+				struct lp_precv_target pt = {.active = 1,
+							     .posted = 1};
+				pt.tid = tid;
+				pt.tag = tag;
+				pt.ctx = lp.ctx;
+				pt.buf = buf;
+				pt.room = room;
+				lp_ptarget = pt;
+				int pr = lp_progress(NULL);
+				lp_ptarget = (struct lp_precv_target){0};
+				if (lp_pclaim.buf == buf)
+					continue;
+				if (pr >= 0 || !lp_route_post_withdraw())
 					continue;
 				return PvmSysErr;
 			}

@@ -75,13 +75,17 @@ void *lp_pclaim_begin(const struct wire_hdr *h)
 {
 	struct lp_precv_target *t = &lp_ptarget;
 	int fmt = (h->enc & WIRE_ENC_FMT_MASK) >> WIRE_ENC_FMT_SHIFT;
-	if (lp_pclaim.buf || !t->copy || t->done || t->hit ||
+	if (lp_pclaim.buf || !(t->copy || t->posted) || t->done || t->hit ||
 	    !lp_precv_fits(h->src, h->tag, h->ctx) || h->total > t->room ||
 	    /* another data format: pvm_precv converts it from a buffer */
 	    ((h->enc & WIRE_ENC_MASK) != PvmDataDefault &&
 	     fmt != DSIG_FMT_NATIVE) ||
 	    !lp_tran_direct_ok(h->src, h->tag, h->ctx, h->seq))
 		return NULL;
+	/* posted for a sender of this host too: ours only if none took it */
+	if (t->posted && !lp_route_post_withdraw())
+		return NULL;
+	t->posted = 0;
 	lp_pclaim = (struct lp_pclaim){.buf = t->buf};
 	t->copy = 0; /* nobody else writes into it */
 	return t->buf;

@@ -280,6 +280,8 @@ int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq);
 struct lp_precv_target {
 	int active, done;
 	int copy;	   /* buf is a pvm_precv's: a transport may fill it */
+	int posted;	   /* buf is posted for single copy (lp_route_post):
+			      a socket may fill it once it withdrew that */
 	int hit;	   /* a matching message joined the queue */
 	int tid, tag, ctx; /* the filter (-1: any) */
 	void *buf;

@@ -14,9 +14,12 @@
  *                messages still arrive)
  *   copies       a child sends 64 KiB, 1 MiB and 16 MiB with pvm_psend
  *                and with pvm_send (Raw); we take them with pvm_precv
- *                and pvm_recv: one copy per received byte
+ *                (from the child, and from any source: a buffer also
+ *                offered to senders of this host by shared memory) and
+ *                pvm_recv: one copy per received byte
  *                (lpvm_priv_rx_stats), every byte checked
- * Children: "pt_tcp child echo|echo0|late|source" (echo0: default route).
+ * Children: "pt_tcp child echo|echo0|late|source" (echo0: default route),
+ * spawned on the host PT_TCP_WHERE names if set (test/multihost.bats).
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -79,8 +82,9 @@ static int tcp_conns(void)
 static int spawn_child(const char *role)
 {
 	char *av[3] = {"child", (char *)role, NULL};
+	char *where = getenv("PT_TCP_WHERE");
 	int tid = 0;
-	int n = pvm_spawn(ME, av, 0, NULL, 1, &tid);
+	int n = pvm_spawn(ME, av, where ? PvmTaskHost : 0, where, 1, &tid);
 	CHECK(n == 1 && tid > 0, "spawn %s: n=%d tid=%d", role, n, tid);
 	return n == 1 ? tid : -1;
 }
@@ -370,17 +374,20 @@ static int test_client(int tid, const char *route)
 	return t_done("client");
 }
 
-/* One message of n bytes from the source child c, by psend/precv or
- * send/recv: the bytes it copied on the way (0 after an error). */
-static uint64_t one_copy(int c, int n, int psend, uint8_t *in)
+/* One message of n bytes from the source child c, by psend/precv (mode
+ * 1; 2: precv from any source with any tag) or send/recv (0): the bytes
+ * it copied on the way (0 after an error). */
+static uint64_t one_copy(int c, int n, int mode, uint8_t *in)
 {
-	int req[2] = {n, psend}, got = -1;
+	int psend = mode != 0, req[2] = {n, psend}, got = -1;
 	uint64_t b0, c0, b1, c1;
 	EQ(pvm_psend(c, T_DATA, req, 2, PVM_INT), 0);
 	memset(in, 0, (size_t)n);
 	lpvm_priv_rx_stats(&b0, &c0);
 	if (psend) {
-		EQ(pvm_precv(c, T_DATA, in, n, PVM_BYTE, NULL, NULL, &got), 0);
+		EQ(pvm_precv(mode == 2 ? -1 : c, mode == 2 ? -1 : T_DATA, in, n,
+			     PVM_BYTE, NULL, NULL, &got),
+		   0);
 	} else {
 		CHECK(pvm_recv(c, T_DATA) > 0, "recv %d", n);
 		pvm_bufinfo(pvm_getrbuf(), &got, NULL, NULL);
@@ -405,22 +412,23 @@ static int test_copies(void)
 	CHECK(pvm_mytid() > 0, "mytid");
 	EQ(pvm_setopt(PvmRoute, PvmRouteDirect), PvmAllowDirect);
 	int c = spawn_child("source");
-	for (int psend = 1; psend >= 0 && c > 0; psend--)
+	static const char *const how[3] = {"send/recv", "psend/precv",
+					   "psend/precv from any source"};
+	for (int mode = 2; mode >= 0 && c > 0; mode--)
 		for (int s = 0; s < 3; s++) {
 			int n = sizes[s];
 			/* the first after smaller ones may have its first
 			 * 32 KiB copied twice (docs/stats.md) */
-			uint64_t first = one_copy(c, n, psend, in), k = 0;
+			uint64_t first = one_copy(c, n, mode, in), k = 0;
 			for (int i = 0; i < 3; i++)
-				k += one_copy(c, n, psend, in);
+				k += one_copy(c, n, mode, in);
 			printf("%s %d bytes: %.3f copies per byte (first "
 			       "%.3f)\n",
-			       psend ? "psend/precv" : "send/recv", n,
-			       (double)k / (3.0 * n), (double)first / n);
+			       how[mode], n, (double)k / (3.0 * n),
+			       (double)first / n);
 			CHECK(k == 3 * (uint64_t)n,
 			      "%s %d bytes: %llu bytes copied, not %llu",
-			      psend ? "precv" : "recv", n,
-			      (unsigned long long)k,
+			      how[mode], n, (unsigned long long)k,
 			      (unsigned long long)(3 * (uint64_t)n));
 		}
 	pvm_initsend(PvmDataDefault);
