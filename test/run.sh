@@ -150,7 +150,8 @@ oot_src() {
 }
 # The unit tests once more on builds for other architectures
 # (docs/hetero.md): s390x (big-endian, LP64) run under qemu-user, i686
-# (little-endian, ILP32) run natively, each built by test/cross/build.sh
+# (little-endian, ILP32) run natively (under qemu-i386 where the kernel
+# runs no 32-bit programs: test/cross/i386.sh), each built by test/cross/build.sh
 # in $abs_top_builddir/cross-build with Debian's cross compiler and the
 # target's libraries.  Where a cross compiler or qemu is missing the pass
 # is skipped with the reason (.ci/run installs them).  Before the bats
@@ -189,6 +190,11 @@ cross_pass() {
 			# sysroot's, called by name
 			[ -e /lib/ld-linux.so.2 ] || runner=("$sysroot/usr/lib/ld-linux.so.2"
 				--library-path "$sysroot/usr/lib/i386-linux-gnu")
+			# a kernel without 32-bit mode: qemu-i386, through
+			# binfmt_misc (test/cross/i386.sh) or else by name
+			[ -e /lib/ld-linux.so.2 ] &&
+				! sh "$abs_top_srcdir/test/cross/i386.sh" >/dev/null &&
+				runner=(qemu-i386 -L "$sysroot")
 			;;
 		esac
 		# the tree is what it claims: the pvmd's ELF machine and order
