@@ -81,6 +81,23 @@ static int wait_match(int tid, int tag, const struct timespec *deadline,
 	return wait_match_t(tid, tag, deadline, out, NULL);
 }
 
+/* Offers a pvm_precv's buffer to the transports for the next
+ * lp_progress (tran.h, lp_precv_target): copy, any may fill it; posted,
+ * it is posted to shared memory too, and a socket takes it only after
+ * withdrawing that. */
+static void offer(int tid, int tag, void *buf, size_t room, int copy,
+		  int posted)
+{
+	lp_ptarget = (struct lp_precv_target){.active = 1,
+					      .copy = copy,
+					      .posted = posted,
+					      .tid = tid,
+					      .tag = tag,
+					      .ctx = lp.ctx,
+					      .buf = buf,
+					      .room = room};
+}
+
 /* wait_match, with a pvm_precv target (msg.h) offered to the transports
  * while waiting: returns 2 when a message went straight into it. */
 static int wait_match_t(int tid, int tag, const struct timespec *deadline,
@@ -137,14 +154,8 @@ static int wait_match_t(int tid, int tag, const struct timespec *deadline,
 		}
 		looked = 1;
 		if (!userf)
-			lp_ptarget = (struct lp_precv_target){
-				.active = 1,
-				.copy = t != NULL,
-				.tid = tid,
-				.tag = tag,
-				.ctx = lp.ctx,
-				.buf = t ? t->buf : NULL,
-				.room = t ? t->room : 0};
+			offer(tid, tag, t ? t->buf : NULL, t ? t->room : 0,
+			      t != NULL, 0);
 		int pr = lp_progress(tp);
 		if (t && !userf)
 			*t = lp_ptarget;
@@ -275,28 +286,19 @@ static int precv_direct(int tid, int tag, void *buf, size_t room, int *atid,
 	if (b || err || lp_mhf_run(NULL) || !lp_route_post(tid, tag, buf, room))
 		return 0;
 	for (;;) {
-		/* a message of a socket took the buffer (and withdrew the
-		 * posting): wait_match_t waits for the rest of it */
-		if (lp_pclaim.buf == buf)
-			return 0;
 		if (!lp_route_post_done()) {
 			b = find(tid, tag, &err);
 			int lost = lp_pvmd_lost;
 			if (!b && !lost) {
 				/* a task of another host may send meanwhile:
 				 * a socket may read its message into buf too */
-				struct lp_precv_target pt = {.active = 1,
-							     .posted = 1};
-				pt.tid = tid;
-				pt.tag = tag;
-				pt.ctx = lp.ctx;
-				pt.buf = buf;
-				pt.room = room;
-				lp_ptarget = pt;
+				offer(tid, tag, buf, room, 0, 1);
 				int pr = lp_progress(NULL);
 				lp_ptarget = (struct lp_precv_target){0};
+				/* one did (and withdrew the posting):
+				 * wait_match_t waits for the rest of it */
 				if (lp_pclaim.buf == buf)
-					continue;
+					return 0;
 				if (pr >= 0 || !lp_route_post_withdraw())
 					continue;
 				return PvmSysErr;
