@@ -28,12 +28,13 @@
 
 #include "pvmd/startwait.h"
 
-#define TICK_MS	     250
-#define TTY_FIRST_MS 1000
-#define TTY_EVERY_MS 1000
-#define LOG_FIRST_MS 2000
-#define LOG_EVERY_MS 10000
-#define NAMES_MAX    400 /* of a "w" record's names */
+#define TICK_MS	      250
+#define TTY_FIRST_MS  1000
+#define TTY_EVERY_MS  1000
+#define LOG_FIRST_MS  2000
+#define LOG_EVERY_MS  10000
+#define NAMES_MAX     400 /* of a "w" record's names */
+#define STOP_AGAIN_MS 300 /* a second SIGINT sooner is the same one */
 
 /* ---- the child's end ---- */
 
@@ -232,13 +233,22 @@ void startwait_parent(int fd, pid_t child, int slave)
 	char buf[4096];
 	size_t n = 0;
 	int cancelled = 0;
+	sig_atomic_t first = 0; /* the stops that made the first one */
+	long first_ms = 0;
 	for (;;) {
+		/* One stop may arrive twice: timeout(1) sends its signal to
+		 * the child and then to the child's process group.  Only a
+		 * stop after STOP_AGAIN_MS is a second one: a user's. */
+		if (stops && !first)
+			first_ms = now_ms();
+		if (stops && now_ms() - first_ms < STOP_AGAIN_MS)
+			first = stops;
 		if (stops && !cancelled && w.n > 0) {
 			/* the starts still pending fail as "cancelled" */
 			kill(child, SIGUSR1);
 			cancelled = 1;
 		}
-		if (stops > 1 || (stops && !w.n)) {
+		if (stops > first || (stops && !w.n)) {
 			erase(&w);
 			fprintf(stderr,
 				"pvmd: not waiting: pid %d goes on starting\n",
