@@ -91,7 +91,9 @@ run_units() {
 
 # The unit tests test our library only, so not in a run against the reference.
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ]; then
+	t0=$SECONDS
 	run_units "$abs_top_builddir"
+	echo "# unit tests: $((SECONDS - t0)) s"
 	# every C file in the layout of .clang-format (clang-format 14, as
 	# Debian 12 has it; another version formats otherwise: skipped)
 	echo "# clang-format --dry-run"
@@ -159,6 +161,7 @@ oot_src() {
 # Only in a full run of ours; PVM_TEST_CROSS=0 leaves it out.
 cross_pass() {
 	local top=$abs_top_builddir/cross-build arch build blog src sysroot rc
+	local t0=$SECONDS
 	local want runner
 	mkdir -p "$top" || { failed=$((failed + 1)); return; }
 	blog=$top/build.log
@@ -215,6 +218,7 @@ cross_pass() {
 		run_units "$build" "$arch"
 		unit_runner=()
 	done
+	echo "# cross pass: $((SECONDS - t0)) s in all"
 }
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_CROSS:-1}" != 0 ]; then
@@ -226,9 +230,11 @@ fi
 run_bats() {
 	local f=$1 note=${2:-}
 	shift $(($# < 2 ? $# : 2))
+	local t0=$SECONDS
 	echo "# $(basename "$f")${note:+ with $note}"
 	env "$@" timeout -k 10 "${PVM_TEST_SUITE_TIMEOUT:-900}" bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
 	count_tap "$(basename "$f")${note:+ ($note)}" "${PIPESTATUS[0]}"
+	echo "# $(basename "$f")${note:+ ($note)}: $((SECONDS - t0)) s"
 }
 
 # run_pytest PATH: the pvm3 Python module's tests (test/python/, a
@@ -415,6 +421,7 @@ if [ -n "$san_will" ]; then
 	san_pass
 fi
 
+echo "# the whole run: $SECONDS s"
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
 echo "$summary"
