@@ -57,21 +57,25 @@ conform() {
 @test "shm: 1 MiB and 16 MiB both ways" { conform shm big; }
 @test "shm: a sender killed mid-message" { conform shm killed; }
 @test "shm: peers it cannot reach, tasks gone" { conform shm refused; }
+@test "shm: a peer that exited while we were outside the library" { conform shm gone; }
 
 @test "direct: exchange of every encoding, 0 B to 1 MiB" { conform direct exchange; }
 @test "direct: order across the switch from the pvmd route" { conform direct order; }
 @test "direct: 1 MiB and 16 MiB both ways" { conform direct big; }
 @test "direct: a sender killed mid-message" { conform direct killed; }
 @test "direct: peers it cannot reach, tasks gone" { conform direct refused; }
+@test "direct: a peer that exited while we were outside the library" { conform direct gone; }
 
 @test "tcp: exchange of every encoding, 0 B to 1 MiB" { conform tcp exchange; }
 @test "tcp: order across the switch from the pvmd route" { conform tcp order; }
 @test "tcp: 1 MiB and 16 MiB both ways" { conform tcp big; }
 @test "tcp: a sender killed mid-message" { conform tcp killed; }
 @test "tcp: peers it cannot reach, tasks gone" { conform tcp refused; }
+@test "tcp: a peer that exited while we were outside the library" { conform tcp gone; }
 
 @test "pvmd: exchange of every encoding, 0 B to 1 MiB" { conform pvmd exchange; }
 @test "pvmd: order (no switch: the pvmd route all along)" { conform pvmd order; }
 @test "pvmd: 1 MiB and 16 MiB both ways" { conform pvmd big; }
 @test "pvmd: a sender killed mid-message" { conform pvmd killed; }
 @test "pvmd: tasks gone" { conform pvmd refused; }
+@test "pvmd: a peer that exited while we were outside the library" { conform pvmd gone; }

@@ -363,14 +363,21 @@ int lp_route_send(struct lp_peer *p, const struct lp_omsg *m)
 		choose(p);
 		if (!p->tran)
 			return PvmSysErr;
-		int r = p->tran->send(p->ep, m);
+		/* the send may lose its connection and, through
+		 * lp_route_ep_lost, forget the peer's route (p->tran NULL,
+		 * the endpoint freed): what it used is kept here */
+		const struct lp_tran *t = p->tran;
+		void *ep = p->ep;
+		int rank = p->rank;
+		int r = t->send(ep, m);
 		if (r == 0)
-			nsent[p->rank]++;
-		if (r == 0 || p->tran->always)
+			nsent[rank]++;
+		if (r == 0 || t->always)
 			return r;
 		/* a better route failed: the peer is probably gone; the last
 		 * resort delivers or drops the message as for any send */
-		forget(p);
+		if (p->tran == t && p->ep == ep)
+			forget(p);
 	}
 }
 

@@ -13,10 +13,17 @@
  *   pt_tran refused    a peer the transport cannot reach (no shared memory,
  *                      no direct listener), a task gone, a tid never used:
  *                      the sends succeed, what can arrive arrives
+ *   pt_tran gone       a peer that exits while we are outside the library:
+ *                      our next sends find its connection closed in the
+ *                      middle of the transport's send; they succeed, as
+ *                      to any task gone, and we go on
  *
  * Children inherit PVM_TRAN through PVM_EXPORT (set by the master).
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "tcommon.h"
 #include "tpattern.h"
@@ -325,6 +332,63 @@ static int test_refused(void)
 	return t_done("refused");
 }
 
+/* Whether process pid has ended (gone, or a zombie not yet reaped). */
+static int ended(pid_t pid)
+{
+	char path[64], st[256];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT;
+	size_t n = fread(st, 1, sizeof st - 1, f);
+	fclose(f);
+	st[n] = 0;
+	const char *rp = strrchr(st, ')'); /* "pid (comm) S ..." */
+	return rp && rp[1] == ' ' && rp[2] == 'Z';
+}
+
+static int test_gone(void)
+{
+	for (int round = 0; round < 3; round++) {
+		int c = t_spawn_self(ME, "echo", NULL);
+		if (c <= 0)
+			break;
+		/* the route to it is up: a message went and came back */
+		echo_one(c, PvmDataDefault, 1000, 60 + (unsigned)round);
+		struct pvmtaskinfo *ti = NULL;
+		int nt = 0;
+		EQ(pvm_tasks(c, &nt, &ti), 0);
+		CHECK(nt == 1 && ti, "pvm_tasks(t%x) found %d tasks", c, nt);
+		if (nt != 1 || !ti)
+			break;
+		pid_t pid = ti[0].ti_pid;
+		t_send_int(c, TAG_DONE, 0);
+		/* it exits; we stay out of the library until it has */
+		int waited = 0;
+		while (!ended(pid) && waited < 10000) {
+			t_msleep(5);
+			waited += 5;
+		}
+		CHECK(ended(pid), "t%x (pid %d) did not exit", c, (int)pid);
+		for (int i = 0; i < 3; i++) {
+			int x = i;
+			pvm_initsend(i % 2 ? PvmDataRaw : PvmDataDefault);
+			pvm_pkint(&x, 1, 1);
+			EQ(pvm_send(c, TAG_DATA), 0);
+			EQ(pvm_psend(c, TAG_DATA, &x, 1, PVM_INT), 0);
+			t_msleep(10);
+		}
+	}
+	/* and the machine still works */
+	int e = t_spawn_self(ME, "echo", NULL);
+	if (e > 0) {
+		echo_one(e, -1, 70000, 3);
+		t_send_int(e, TAG_DONE, 0);
+	}
+	pvm_exit();
+	return t_done("gone");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child"))
@@ -340,6 +404,9 @@ int main(int argc, char **argv)
 		return test_killed();
 	if (argc > 1 && !strcmp(argv[1], "refused"))
 		return test_refused();
-	fprintf(stderr, "usage: %s exchange|order|big|killed|refused\n", ME);
+	if (argc > 1 && !strcmp(argv[1], "gone"))
+		return test_gone();
+	fprintf(stderr, "usage: %s exchange|order|big|killed|refused|gone\n",
+		ME);
 	return 2;
 }
