@@ -4,7 +4,8 @@
 #
 #   test/fuzz.sh check  every target replays its corpus (test/fuzz/corpus/
 #                       NAME) and fuzzes for FUZZ_CHECK_TIME seconds
-#                       (default 12); prints TAP (make check's fuzz pass)
+#                       (default 12), FUZZ_JOBS at a time (default: one
+#                       per core); prints TAP (make check's fuzz pass)
 #   test/fuzz.sh run    every target fuzzes for FUZZ_TIME seconds (default
 #                       600) on a corpus kept in fuzz-build/corpus/NAME,
 #                       FUZZ_JOBS targets at a time (default 1); prints a
@@ -132,21 +133,32 @@ fuzz_one() {
 
 case $mode in
 check)
+	# FUZZ_JOBS targets at a time (default: one per core), each for its
+	# full time; the lines in the targets' order
+	jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 	echo "1..${#targets[@]}"
 	i=0
 	for p in "${targets[@]}"; do
 		i=$((i + 1))
-		n=$(basename "$p")
-		work=$(mktemp -d "$top/corpus/check.XXXXXX")
-		fuzz_one "$p" "${FUZZ_CHECK_TIME:-12}" "$work"
-		rm -rf "$work"
-		what="$n: replayed $r_seeds inputs, then ${r_runs:-0} runs in ${r_secs:-?} s (${r_cov:-no coverage})"
-		if [ "$r_rc" -eq 0 ]; then
-			echo "ok $i - $what"
-		else
-			echo "not ok $i - $what: exit status $r_rc; $top/logs/$n.log:"
-			grep -a -m 1 -A 30 -E '==[0-9]+==|ERROR|SUMMARY|fuzz:' "$top/logs/$n.log" | head -n 40 | sed 's/^/#   /'
-		fi
+		(
+			n=$(basename "$p")
+			work=$(mktemp -d "$top/corpus/check.XXXXXX")
+			fuzz_one "$p" "${FUZZ_CHECK_TIME:-12}" "$work"
+			rm -rf "$work"
+			what="$n: replayed $r_seeds inputs, then ${r_runs:-0} runs in ${r_secs:-?} s (${r_cov:-no coverage})"
+			if [ "$r_rc" -eq 0 ]; then
+				echo "ok $i - $what"
+			else
+				echo "not ok $i - $what: exit status $r_rc; $top/logs/$n.log:"
+				grep -a -m 1 -A 30 -E '==[0-9]+==|ERROR|SUMMARY|fuzz:' "$top/logs/$n.log" | head -n 40 | sed 's/^/#   /'
+			fi
+		) >"$top/logs/check.$i.tap" &
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	done
+	wait
+	for ((j = 1; j <= i; j++)); do
+		cat "$top/logs/check.$j.tap"
+		rm -f "$top/logs/check.$j.tap"
 	done
 	;;
 run)
