@@ -293,6 +293,14 @@ skip_if_tran_forced() {
 	[ -z "${PVM_TRAN:-}" ] || skip "PVM_TRAN=$PVM_TRAN chooses the route, not PvmRoute"
 }
 
+# skip_unless_tran ROUTE: for a test of one route (pvmd, direct; shm:
+# none forced) whose twin for the forced transport runs the very same
+# traffic in a forced-transport pass: there, only that twin runs.
+skip_unless_tran() {
+	[ -z "${PVM_TRAN:-}" ] || [ "$PVM_TRAN" = "$1" ] ||
+		skip "PVM_TRAN=$PVM_TRAN carries it: the same as the test of that route"
+}
+
 # without_shm: restarts the test's pvmd with the shared-memory route off
 # (PVM_SHM=0) for it, the tasks it spawns and the test's own programs, for
 # tests of the routes underneath (pvmd, direct sockets), which shared

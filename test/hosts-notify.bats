@@ -197,6 +197,11 @@ recv: 0"
 }
 
 @test "reference: another host cut off" {
+	# the reference's time to give a host up is built in: 310 s of
+	# waiting, over a tenth of the suite's budget, to confirm a fixed
+	# binary's order again
+	[ -n "${PVM_TEST_SLOW:-}" ] ||
+		skip "the reference gives a cut host up after about 5 minutes; PVM_TEST_SLOW=1 runs it"
 	case_cut ref 600
 }
 

@@ -59,12 +59,14 @@ teardown() {
 }
 
 @test "order under load, pvmd route: 32 tasks all-to-all, 1000 messages to every peer" {
+	skip_unless_tran pvmd
 	without_shm
 	TMO=300 prog_ok pt_order 32 1000 pvmd
 	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
 }
 
 @test "order under load, direct route: 32 tasks all-to-all, 1000 messages to every peer" {
+	skip_unless_tran direct
 	without_shm
 	TMO=300 prog_ok pt_order 32 1000 direct
 	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
@@ -72,6 +74,7 @@ teardown() {
 
 @test "order under load, shared memory (whatever PvmRoute says): 32 tasks all-to-all, 1000 messages to every peer" {
 	skip_if_ref "the reference has no shared-memory route on this host"
+	skip_unless_tran shm
 	TMO=300 prog_ok pt_order 32 1000 pvmd
 	[[ "$output" == *"32 workers, 992000 messages checked"* ]]
 }
