@@ -14,6 +14,8 @@
 #                       stops each target after N runs instead
 #   test/fuzz.sh merge  minimizes the committed corpora with what the runs
 #                       found (make fuzz-merge)
+#   test/fuzz.sh build  builds the targets only (test/run.sh, ahead of its
+#                       fuzz pass)
 # FUZZ_TARGETS="ctl_fuzz link_fuzz" limits it to those targets.  A finding
 # stops its target; its input is kept in fuzz-build/findings/ and the
 # report in fuzz-build/logs/NAME.log.  Replay one input:
@@ -71,6 +73,7 @@ if ! build_targets; then
 	exit 1
 fi
 echo "# fuzz: built in $(($(date +%s) - t0)) s ($build)"
+[ "$mode" = build ] && exit 0
 
 # every target the Makefile lists, or those FUZZ_TARGETS names
 all=$(printf 'print-ft:\n\t@echo $(FUZZ_TARGETS)\n' |
@@ -199,7 +202,7 @@ merge)
 	done
 	;;
 *)
-	echo "usage: fuzz.sh check|run|merge" >&2
+	echo "usage: fuzz.sh check|run|merge|build" >&2
 	exit 2
 	;;
 esac

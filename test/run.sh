@@ -134,7 +134,8 @@ submake() {
 # files' times, so a second run rebuilds what changed) that make
 # distclean, run in the copy, rids of everything the in-tree build made.
 # Not make distdir: a file the dist lists forget would be missing.  The
-# build trees of this script (asan-build, cross-build) are left out.
+# build trees of this script and fuzz.sh (asan-build, cross-build,
+# fuzz-build) are left out.
 # Prints nothing when the copy fails (the reason is in LOG).
 oot_src() {
 	local top=$1 blog=$2 src=$abs_top_srcdir skip
@@ -144,25 +145,49 @@ oot_src() {
 		case $top in "$abs_top_srcdir"/*) skip=./${top#"$abs_top_srcdir"/} ;; esac
 		{ rm -rf "$src" && mkdir -p "$src" &&
 			tar -C "$abs_top_srcdir" --exclude="$skip" --exclude=./.git \
-				--exclude=./asan-build --exclude=./cross-build -cf - . |
+				--exclude=./asan-build --exclude=./cross-build \
+				--exclude=./fuzz-build -cf - . |
 			tar -C "$src" -xf - &&
 			submake -C "$src" distclean; } >>"$blog" 2>&1 || src=
 	fi
 	echo "$src"
 }
+# san_build: the sanitizer pass's tree built (or brought up to date) in
+# $abs_top_builddir/asan-build/build; its log in build.log there.
+san_build() {
+	local top=$abs_top_builddir/asan-build src
+	local build=$top/build blog=$top/build.log
+	mkdir -p "$top" && : >"$blog" || return 1
+	src=$(oot_src "$top" "$blog")
+	if [ -n "$src" ] && { [ ! -f "$build/Makefile" ] ||
+		[ "$(cat "$top/srcdir" 2>/dev/null)" != "$src" ]; }; then
+		# not configured yet, or from another source directory
+		rm -rf "$build" "$top/srcdir"
+		mkdir -p "$build" && (cd "$build" &&
+			"$src/configure" -q --enable-sanitizers --enable-werror) >>"$blog" 2>&1 &&
+			echo "$src" >"$top/srcdir" || src=
+	fi
+	[ -n "$src" ] && submake -C "$build" -j2 test-programs >>"$blog" 2>&1
+}
+
 # The unit tests once more on builds for other architectures
 # (docs/hetero.md): s390x (big-endian, LP64) run under qemu-user, i686
 # (little-endian, ILP32) run natively (under qemu-i386 where the kernel
 # runs no 32-bit programs: test/cross/i386.sh), each built by test/cross/build.sh
 # in $abs_top_builddir/cross-build with Debian's cross compiler and the
 # target's libraries.  Where a cross compiler or qemu is missing the pass
-# is skipped with the reason (.ci/run installs them).  Before the bats
-# suites, which use these trees (hetero.bats: a machine of unlike hosts).
+# is skipped with the reason (.ci/run installs them).  Just before
+# hetero.bats (a machine of unlike hosts), whose hosts run these trees.
 # Only in a full run of ours; PVM_TEST_CROSS=0 leaves it out.
+cross_build() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		"$abs_top_srcdir/test/cross/build.sh" "$1" "$abs_top_builddir/cross-build/$1" "$2"
+}
 cross_pass() {
 	local top=$abs_top_builddir/cross-build arch build blog src sysroot rc
 	local t0=$SECONDS
 	local want runner
+	prebuilt cross
 	mkdir -p "$top" || { failed=$((failed + 1)); return; }
 	blog=$top/build.log
 	: >"$blog"
@@ -170,8 +195,7 @@ cross_pass() {
 	for arch in s390x i386; do
 		build=$top/$arch
 		echo "# cross pass: building $arch in $build (log: $blog)"
-		sysroot=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-			"$abs_top_srcdir/test/cross/build.sh" "$arch" "$build" "$src" 2>>"$blog")
+		sysroot=$(cross_build "$arch" "$src" 2>>"$blog")
 		rc=$?
 		if [ "$rc" -eq 77 ]; then
 			echo "ok - $arch: # SKIP $(tail -n 1 "$blog")"
@@ -220,9 +244,64 @@ cross_pass() {
 	done
 	echo "# cross pass: $((SECONDS - t0)) s in all"
 }
+cross_will=
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_CROSS:-1}" != 0 ]; then
-	cross_pass
+	cross_will=1
+fi
+fuzz_will=
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
+	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
+	fuzz_will=1
+fi
+
+# The four build trees of the later passes (the cross pass's two, the
+# fuzz pass's, the sanitizer pass's) take about six minutes of both
+# cores here, while the suites leave a core idle most of the time.  So
+# a full run builds them in the background from the start, one after
+# another, in the idle scheduling class (chrt --idle: a build gets a
+# core only when no test wants it; nice 19 where chrt fails); each pass
+# waits for its tree's turn to end, then brings the tree up to date
+# itself, which is then quick, and reports any failure as before.
+# PVM_TEST_PREBUILD=0 builds each tree in its pass instead.
+prebuild_dir=
+prebuild_pid=
+prebuild() {
+	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+	local top=$abs_top_builddir/cross-build src arch
+	if [ -n "$cross_will" ]; then
+		mkdir -p "$top" && src=$(oot_src "$top" "$prebuild_dir/cross.log")
+		for arch in s390x i386; do
+			[ -z "$src" ] || cross_build "$arch" "$src" >>"$prebuild_dir/cross.log" 2>&1
+		done
+	fi
+	: >"$prebuild_dir/cross.done"
+	[ -z "$fuzz_will" ] || bash "$abs_top_srcdir/test/fuzz.sh" build >"$prebuild_dir/fuzz.log" 2>&1
+	: >"$prebuild_dir/fuzz.done"
+	[ -z "$san_will" ] || san_build >/dev/null 2>&1
+	: >"$prebuild_dir/asan.done"
+}
+# prebuilt NAME: waits for the background build of NAME (cross, fuzz,
+# asan) to be over, if one runs.
+prebuilt() {
+	[ -n "$prebuild_pid" ] || return 0
+	local t0=$SECONDS
+	while [ ! -e "$prebuild_dir/$1.done" ] && kill -0 "$prebuild_pid" 2>/dev/null; do
+		sleep 1
+	done
+	echo "# waited $((SECONDS - t0)) s for the background build ($1)"
+}
+# kill_tree PID: PID and its descendants.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
+if [ -n "$cross_will$fuzz_will$san_will" ] && [ "${PVM_TEST_PREBUILD:-1}" != 0 ]; then
+	prebuild_dir=$(mktemp -d /tmp/pvmtest-prebuild.XXXXXX)
+	prebuild &
+	prebuild_pid=$!
+	trap 'kill_tree "$prebuild_pid"; rm -rf "$log" "$prebuild_dir"' EXIT
 fi
 
 # run_bats FILE [NOTE [VAR=value...]]: one suite with bats --tap, in the
@@ -282,12 +361,19 @@ elif [ -z "$san_only" ]; then
 			echo "# faults.bats: in the sanitizer pass (below)"
 			continue
 		fi
+		# the cross pass's trees are hetero.bats's hosts
+		if [ -n "$cross_will" ] && [ "$(basename "$f")" = hetero.bats ]; then
+			cross_pass
+			cross_will=
+		fi
 		case $f in
 		*.bats) run_bats "$f" ;;
 		*) run_pytest "$f" ;;
 		esac
 	done
 fi
+
+[ -z "$cross_will" ] || cross_pass
 
 # The one-host message suites once more with each transport under the
 # shared-memory route forced through PVM_TRAN (docs/architecture.md):
@@ -347,21 +433,12 @@ if [ -n "$san_only" ] && [ $# -gt 0 ]; then
 	san_suites=$(for f in "$@"; do basename "$f" .bats; done)
 fi
 san_pass() {
-	local top=$abs_top_builddir/asan-build t0 t1 src s f n r
+	local top=$abs_top_builddir/asan-build t0 t1 s f n r
 	local build=$top/build blog=$top/build.log reports=$top/reports
 	t0=$(date +%s)
-	mkdir -p "$top" && : >"$blog" || { failed=$((failed + 1)); return; }
+	prebuilt asan
 	echo "# sanitizer pass: building $build (log: $blog)"
-	src=$(oot_src "$top" "$blog")
-	if [ -n "$src" ] && { [ ! -f "$build/Makefile" ] ||
-		[ "$(cat "$top/srcdir" 2>/dev/null)" != "$src" ]; }; then
-		# not configured yet, or from another source directory
-		rm -rf "$build" "$top/srcdir"
-		mkdir -p "$build" && (cd "$build" &&
-			"$src/configure" -q --enable-sanitizers --enable-werror) >>"$blog" 2>&1 &&
-			echo "$src" >"$top/srcdir" || src=
-	fi
-	if [ -z "$src" ] || ! submake -C "$build" -j2 test-programs >>"$blog" 2>&1; then
+	if ! san_build; then
 		echo "# sanitizer pass: the build failed; the end of $blog:"
 		tail -n 30 "$blog" | sed 's/^/#   /'
 		failed=$((failed + 1))
@@ -412,6 +489,7 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
 	echo "# fuzz pass: test/fuzz.sh check"
 	t0=$(date +%s)
+	prebuilt fuzz
 	timeout -k 10 1200 bash "$abs_top_srcdir/test/fuzz.sh" check 2>&1 | tee "$log"
 	count_tap "fuzz pass" "${PIPESTATUS[0]}"
 	echo "# fuzz pass: $(($(date +%s) - t0)) s in all"
