@@ -12,9 +12,11 @@
  */
 #include "console.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lpvm_priv.h"
@@ -24,6 +26,7 @@
 #define TTY_EVERY_MS 1000
 #define LOG_FIRST_MS 2000
 #define LOG_EVERY_MS 10000
+#define TWIN_MS	     250 /* a SIGINT's twin comes sooner (see below) */
 
 struct show {
 	char **names;
@@ -108,6 +111,15 @@ int addwait_addhosts(char **names, int n, int *infos, int *cancelled)
 	sigaction(SIGINT, &sa, &old);
 	fflush(stdout); /* what came before, ahead of the status line */
 	int cc = lpvm_priv_addhosts(names, n, infos, &w);
+	if (interrupted) {
+		/* timeout(1) sends its SIGINT to its child and then to the
+		 * child's process group: the twin of the one that cancelled
+		 * may come after the add is over, and must not reach the
+		 * old disposition (for piped input: the end of the console) */
+		struct timespec ts = {0, TWIN_MS * 1000000L};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 	sigaction(SIGINT, &old, NULL);
 	/* the status line, and the ^C the terminal echoed, make room for
 	 * the table */

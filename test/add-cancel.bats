@@ -76,6 +76,29 @@ in_out() {
 	[[ "$output" == *"1 host, 1 data format"* ]]
 }
 
+@test "piped console: a SIGINT that comes twice, 50 ms apart (timeout(1) sends one to the child and to its group), cancels the add once and the console goes on" {
+	cons_start
+	echo 'add 127.0.0.2' >&7
+	wait_until 10 started
+	wait_until 5 in_out 'add: waiting for 127.0.0.2 (2 s; Ctrl-C cancels)'
+	local cons
+	cons=$(pgrep -P "$CONS_PID")
+	[ -n "$cons" ]
+	# the cancel is over in a few ms: the second comes after the add
+	kill -INT "$cons"
+	sleep 0.05
+	kill -INT "$cons"
+	wait_until 5 in_out '                           cancelled'
+	echo 'conf' >&7
+	wait_until 5 in_out '1 host, 1 data format'
+	exec 7>&-
+	local st=0
+	wait "$CONS_PID" || st=$?
+	CONS_PID=
+	cat "$TESTTMP/out"
+	[ "$st" -eq 1 ]
+}
+
 @test "an add done within a second prints what it always did: no progress line" {
 	run console 'add nosuchhost.invalid'
 	show
