@@ -34,6 +34,18 @@ in_out() {
 	grep -qxF -- "$1" "$TESTTMP/out"
 }
 
+# cons_conf_end: the console still answers conf; then its input ends,
+# its exit status in CONS_ST, its output shown.
+cons_conf_end() {
+	echo 'conf' >&7
+	wait_until 5 in_out '1 host, 1 data format'
+	exec 7>&-
+	CONS_ST=0
+	wait "$CONS_PID" || CONS_ST=$?
+	CONS_PID=
+	cat "$TESTTMP/out"
+}
+
 @test "piped console: add of a hung host says it waits after 2 s; SIGINT cancels it at once, 'cancelled' under the host, the console goes on and exits 1" {
 	cons_start
 	echo 'add 127.0.0.2' >&7
@@ -47,16 +59,9 @@ in_out() {
 	t1=$(date +%s%N)
 	echo "cancelled after $(((t1 - t0) / 1000000)) ms"
 	[ $(((t1 - t0) / 1000000)) -lt 2000 ]
-	# still there, and usable
-	echo 'conf' >&7
-	wait_until 5 in_out '1 host, 1 data format'
-	exec 7>&-
-	local st=0
-	wait "$CONS_PID" || st=$?
-	CONS_PID=
-	cat "$TESTTMP/out"
-	# the failed add is the run's status
-	[ "$st" -eq 1 ]
+	# still there, and usable; the failed add is the run's status
+	cons_conf_end
+	[ "$CONS_ST" -eq 1 ]
 	# exactly this from the add, the progress line on stderr before the
 	# table
 	sed -n '/^pvm> add /,/^pvm> conf/p' "$TESTTMP/out" >"$TESTTMP/add"
@@ -89,14 +94,8 @@ in_out() {
 	sleep 0.05
 	kill -INT "$cons"
 	wait_until 5 in_out '                           cancelled'
-	echo 'conf' >&7
-	wait_until 5 in_out '1 host, 1 data format'
-	exec 7>&-
-	local st=0
-	wait "$CONS_PID" || st=$?
-	CONS_PID=
-	cat "$TESTTMP/out"
-	[ "$st" -eq 1 ]
+	cons_conf_end
+	[ "$CONS_ST" -eq 1 ]
 }
 
 @test "an add done within a second prints what it always did: no progress line" {
