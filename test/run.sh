@@ -485,8 +485,7 @@ san_pass() {
 # FUZZ_CHECK_TIME seconds (12), on a clang build of its own in
 # $abs_top_builddir/fuzz-build.  Only in a full run of ours;
 # PVM_TEST_FUZZ=0 leaves it out.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
-	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
+if [ -n "$fuzz_will" ]; then
 	echo "# fuzz pass: test/fuzz.sh check"
 	t0=$(date +%s)
 	prebuilt fuzz

@@ -22,8 +22,6 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
 
 #include "tcommon.h"
 #include "tpattern.h"
