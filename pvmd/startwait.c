@@ -108,19 +108,31 @@ void startwait_say(const char *line)
 
 /* ---- the waiting process ---- */
 
-static volatile sig_atomic_t stops; /* SIGINT or SIGTERM received */
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stops++;
-}
-
 static long now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The stops (SIGINT or SIGTERM) received.  One stop may arrive twice:
+ * timeout(1) sends its signal to the child and then to the child's
+ * process group.  A signal sooner than STOP_AGAIN_MS after the last
+ * counted one is its twin.  The handler itself tells them apart, from
+ * the time the signal came: the loop may see a twin late, or between
+ * two of its own steps (the handler runs with both signals blocked, and
+ * is the only writer of last_stop_ms). */
+static volatile sig_atomic_t stops;
+static long last_stop_ms;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	long t = now_ms(); /* clock_gettime is async-signal-safe */
+	if (stops && t - last_stop_ms < STOP_AGAIN_MS)
+		return;
+	last_stop_ms = t;
+	stops++;
 }
 
 struct wait {
@@ -225,6 +237,8 @@ void startwait_parent(int fd, pid_t child, int slave)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop; /* no SA_RESTART: poll returns */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
@@ -233,22 +247,16 @@ void startwait_parent(int fd, pid_t child, int slave)
 	char buf[4096];
 	size_t n = 0;
 	int cancelled = 0;
-	sig_atomic_t first = 0; /* the stops that made the first one */
-	long first_ms = 0;
 	for (;;) {
-		/* One stop may arrive twice: timeout(1) sends its signal to
-		 * the child and then to the child's process group.  Only a
-		 * stop after STOP_AGAIN_MS is a second one: a user's. */
-		if (stops && !first)
-			first_ms = now_ms();
-		if (stops && now_ms() - first_ms < STOP_AGAIN_MS)
-			first = stops;
-		if (stops && !cancelled && w.n > 0) {
+		sig_atomic_t seen = stops; /* one reading for both tests */
+		if (seen && !cancelled && w.n > 0) {
 			/* the starts still pending fail as "cancelled" */
 			kill(child, SIGUSR1);
 			cancelled = 1;
 		}
-		if (stops > first || (stops && !w.n)) {
+		/* a second stop (a user's, not a twin), or a stop with
+		 * nothing to cancel: the user does not want to wait */
+		if (seen > 1 || (seen && !cancelled)) {
 			erase(&w);
 			fprintf(stderr,
 				"pvmd: not waiting: pid %d goes on starting\n",

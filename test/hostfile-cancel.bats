@@ -19,6 +19,7 @@ setup() {
 
 teardown() {
 	[ -z "${START_PID:-}" ] || kill -KILL "$START_PID" 2>/dev/null || true
+	[ -z "${TRACER_PID:-}" ] || kill -KILL "$TRACER_PID" 2>/dev/null || true
 	local p
 	for p in "$TESTTMP/rsh.pid" "$TESTTMP/sleep.pid"; do
 		[ ! -s "$p" ] || kill -KILL "$(cat "$p")" 2>/dev/null || true
@@ -28,6 +29,11 @@ teardown() {
 
 in_err() {
 	grep -qxF -- "$1" "$TESTTMP/err"
+}
+
+# traced PID: a tracer (strace) has attached to PID
+traced() {
+	! grep -q '^TracerPid:[[:space:]]*0$' "/proc/$1/status"
 }
 
 # ms_since T0: milliseconds since T0 (date +%s%N)
@@ -73,6 +79,33 @@ ms_since() {
 	kill -TERM "$waiter"
 	wait "$START_PID" || st=$?
 	START_PID=
+	cat "$TESTTMP/err"
+	[ "$st" -eq 0 ]
+	in_err "pvmd: host 127.0.0.2 not added: Can't start pvmd: cancelled"
+	pvmd_alive
+	wait_until 5 no_rsh_left
+}
+
+@test "pvmd hostfile: the twin SIGTERM comes while the waiting process is in the middle of its cancel (its kill held 200 ms by strace)" {
+	command -v strace >/dev/null || skip "no strace"
+	timeout -k 5 "$TMO" "$PVMD_BIN" "$TESTTMP/hostfile" 2>"$TESTTMP/err" &
+	START_PID=$!
+	wait_until 10 started
+	wait_until 5 in_err 'pvmd: waiting for 127.0.0.2 (2 s; Ctrl-C cancels)'
+	local st=0 waiter
+	waiter=$(pgrep -P "$START_PID")
+	[ -n "$waiter" ]
+	strace -p "$waiter" -o "$TESTTMP/strace" -e trace=kill \
+		-e inject=kill:delay_enter=200000 &
+	TRACER_PID=$!
+	wait_until 5 traced "$waiter"
+	kill -TERM "$waiter"
+	sleep 0.05 # the cancel's kill(2) of the pvmd is under way
+	kill -TERM "$waiter"
+	wait "$START_PID" || st=$?
+	START_PID=
+	wait "$TRACER_PID" || true
+	TRACER_PID=
 	cat "$TESTTMP/err"
 	[ "$st" -eq 0 ]
 	in_err "pvmd: host 127.0.0.2 not added: Can't start pvmd: cancelled"
