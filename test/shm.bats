@@ -154,7 +154,7 @@ spawn_deaf() {
 }
 
 @test "two tasks on one CPU: the waiting side sleeps instead of spinning" {
-	# both pinned to one CPU, the child computing 100 us a message; the
+	# both pinned to one CPU, the child computing 200 us a message; the
 	# receiver's CPU time while it waits stays under a tenth of the wait
 	prog_ok pt_shm oversub 2000
 	printf '%s\n' "$output" | grep '^waiting' | sed 's/^/# /' >&3

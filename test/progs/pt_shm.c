@@ -559,8 +559,12 @@ static double secs(clockid_t id)
 /* Both on our first CPU; the child computes WORK_US of CPU per message.
  * A receiver that spun 50 us before yielding used about a quarter of its
  * waits (measured before the wait policy: 0.25-0.35); one that sleeps at
- * once uses only the costs of sleeping and waking. */
-#define WORK_US 100
+ * once uses only the costs of sleeping, waking and taking the message:
+ * 11-13 us a wait on this VM.  With 100 us of work that fixed cost was
+ * 0.08-0.11 of the wait, at the bound; with 200 us it is 0.04-0.05,
+ * while a receiver forced to spin 20 or 50 us (PvmPollConstant) uses
+ * 0.18. */
+#define WORK_US 200
 static int do_oversub(int n)
 {
 	cpu_set_t s;
