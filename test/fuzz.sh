@@ -46,7 +46,7 @@ build_targets() {
 		src=$top/src
 		mkdir -p "$src" &&
 			tar -C "$abs_top_srcdir" --exclude=./.git --exclude=./fuzz-build \
-				--exclude=./asan-build --exclude=./cross-build -cf - . |
+				--exclude=./asan-build --exclude=./cross-build --exclude=./install-build -cf - . |
 			tar -C "$src" -xf - &&
 			submake -C "$src" distclean >>"$blog" 2>&1 || return 1
 	fi

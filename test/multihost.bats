@@ -540,19 +540,20 @@ mh_flood_check() {
 	[ $((p[0] - b1)) -lt $((40 * 1024)) ] && [ $((p[1] - b2)) -lt $((40 * 1024)) ]
 }
 
-@test "200 x 1 MiB to a receiver on another host asleep 30 s, through the pvmds and direct: neither pvmd grows past its window" {
+@test "200 x 1 MiB to a receiver on another host that does not read yet, through the pvmds and direct at once: neither pvmd grows past its window" {
 	mh_start 2
 	local before route pid
 	before=($(mh_peaks))
 	MH_FLOOD_PIDS=()
 	for route in pvmd direct; do
-		mh_flood "$route" -n 200 -z 1048576 -s 30 -w h2
+		mh_flood "$route" -n 200 -z 1048576 -s 600 -g "$BATS_TEST_TMPDIR/go" -w h2
 	done
 	for route in pvmd direct; do
 		wait_until 60 grep -q '^sent ' "$BATS_TEST_TMPDIR/flood.$route" ||
 			{ cat "$BATS_TEST_TMPDIR/flood.$route"; return 1; }
 	done
 	echo "# pvmd peaks $(mh_peaks | tr '\n' ' ')kB with 400 MiB sent and not read" >&3
+	touch "$BATS_TEST_TMPDIR/go"
 	for pid in "${MH_FLOOD_PIDS[@]}"; do wait "$pid"; done
 	for route in pvmd direct; do mh_flood_check "$route" "${before[@]}"; done
 }
