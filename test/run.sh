@@ -9,9 +9,11 @@
 # (a directory or .py file of test/python/ runs under pytest)
 # PVM_TEST_REF=1 runs the bats files against the reference PVM 3.4.6 instead
 # (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
-# A full run of ours ends with the message suites again with each other
-# transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd); PVM_TEST_NOSHM=0
-# skips those passes.
+# In a full run multihost.bats and reliability.bats run in a side lane
+# alongside the suites after them (PVM_TEST_SIDE=0: in turn).  A full
+# run of ours ends with the message suites again with each other
+# transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd, the two at once);
+# PVM_TEST_NOSHM=0 skips those passes.
 # Then the unit tests and the message suites run once more on a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer that it makes in
 # $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass, and
@@ -30,7 +32,7 @@ export abs_top_builddir abs_top_srcdir
 
 passed=0 failed=0 skipped=0
 log=$(mktemp /tmp/pvmtest-run.XXXXXX)
-trap 'rm -f "$log"' EXIT
+trap 'rm -rf "$log" "${lane_dir:-}"' EXIT
 
 # count_tap NAME STATUS: adds the results in $log to the totals.  A program
 # that exits non-zero without reporting a failed test, or that reports fewer
@@ -135,7 +137,7 @@ submake() {
 # distclean, run in the copy, rids of everything the in-tree build made.
 # Not make distdir: a file the dist lists forget would be missing.  The
 # build trees of this script and fuzz.sh (asan-build, cross-build,
-# fuzz-build) are left out.
+# fuzz-build, install-build) are left out.
 # Prints nothing when the copy fails (the reason is in LOG).
 oot_src() {
 	local top=$1 blog=$2 src=$abs_top_srcdir skip
@@ -146,7 +148,7 @@ oot_src() {
 		{ rm -rf "$src" && mkdir -p "$src" &&
 			tar -C "$abs_top_srcdir" --exclude="$skip" --exclude=./.git \
 				--exclude=./asan-build --exclude=./cross-build \
-				--exclude=./fuzz-build -cf - . |
+				--exclude=./fuzz-build --exclude=./install-build -cf - . |
 			tar -C "$src" -xf - &&
 			submake -C "$src" distclean; } >>"$blog" 2>&1 || src=
 	fi
@@ -249,6 +251,15 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_CROSS:-1}" != 0 ]; then
 	cross_will=1
 fi
+# install.bats's installation (test/install/build.sh), made ahead in
+# the background (below) in $abs_top_builddir/install-build
+install_will=
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
+	[ -f "$abs_top_srcdir/test/install.bats" ]; then
+	install_will=1
+	# only an installation made by this run is used
+	rm -f "$abs_top_builddir/install-build/installed"
+fi
 fuzz_will=
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
@@ -256,13 +267,15 @@ if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 fi
 
 # The four build trees of the later passes (the cross pass's two, the
-# fuzz pass's, the sanitizer pass's) take about six minutes of both
-# cores here, while the suites leave a core idle most of the time.  So
-# a full run builds them in the background from the start, one after
-# another, in the idle scheduling class (chrt --idle: a build gets a
-# core only when no test wants it; nice 19 where chrt fails); each pass
-# waits for its tree's turn to end, then brings the tree up to date
-# itself, which is then quick, and reports any failure as before.
+# fuzz pass's, the sanitizer pass's) and install.bats's installation
+# take about eight minutes of both cores here, while the suites leave a
+# core idle most of the time.  So a full run builds them in the
+# background from the start, one after another, in the idle scheduling
+# class (chrt --idle: a build gets a core only when no test wants it;
+# nice 19 where chrt fails); each pass waits for its tree's turn to end,
+# then brings the tree up to date itself, which is then quick, and
+# reports any failure as before (install.bats makes its installation
+# itself when the one made ahead failed).
 # PVM_TEST_PREBUILD=0 builds each tree in its pass instead.
 prebuild_dir=
 prebuild_pid=
@@ -276,6 +289,11 @@ prebuild() {
 		done
 	fi
 	: >"$prebuild_dir/cross.done"
+	if [ -n "$install_will" ] && sh "$abs_top_srcdir/test/install/build.sh" \
+		"$abs_top_builddir" "$abs_top_builddir/install-build" >"$prebuild_dir/install.log" 2>&1; then
+		: >"$abs_top_builddir/install-build/installed"
+	fi
+	: >"$prebuild_dir/install.done"
 	[ -z "$fuzz_will" ] || bash "$abs_top_srcdir/test/fuzz.sh" build >"$prebuild_dir/fuzz.log" 2>&1
 	: >"$prebuild_dir/fuzz.done"
 	[ -z "$san_will" ] || san_build >/dev/null 2>&1
@@ -297,11 +315,11 @@ kill_tree() {
 	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
 	kill "$1" 2>/dev/null
 }
-if [ -n "$cross_will$fuzz_will$san_will" ] && [ "${PVM_TEST_PREBUILD:-1}" != 0 ]; then
+if [ -n "$cross_will$install_will$fuzz_will$san_will" ] && [ "${PVM_TEST_PREBUILD:-1}" != 0 ]; then
 	prebuild_dir=$(mktemp -d /tmp/pvmtest-prebuild.XXXXXX)
 	prebuild &
 	prebuild_pid=$!
-	trap 'kill_tree "$prebuild_pid"; rm -rf "$log" "$prebuild_dir"' EXIT
+	trap 'kill_tree "$prebuild_pid"; rm -rf "$log" "$prebuild_dir" "${lane_dir:-}"' EXIT
 fi
 
 # run_bats FILE [NOTE [VAR=value...]]: one suite with bats --tap, in the
@@ -314,6 +332,36 @@ run_bats() {
 	env "$@" timeout -k 10 "${PVM_TEST_SUITE_TIMEOUT:-900}" bats --tap "${filter[@]}" "$f" 2>&1 | tee "$log"
 	count_tap "$(basename "$f")${note:+ ($note)}" "${PIPESTATUS[0]}"
 	echo "# $(basename "$f")${note:+ ($note)}: $((SECONDS - t0)) s"
+}
+
+# Lanes: a part of the run in the background, its output into a file
+# and its counts kept apart (it runs in a subshell), printed and added
+# by lane_end.  lane_start NAME COMMAND...: starts it, sets lane_pid.
+lane_dir=
+lane_start() {
+	local name=$1
+	shift
+	[ -n "$lane_dir" ] || lane_dir=$(mktemp -d /tmp/pvmtest-lane.XXXXXX)
+	(
+		passed=0 failed=0 skipped=0
+		log=$lane_dir/$name.log
+		"$@"
+		echo "$passed $failed $skipped" >"$lane_dir/$name.counts"
+	) >"$lane_dir/$name.out" 2>&1 &
+	lane_pid=$!
+}
+# lane_end NAME PID: waits for it, prints its output, adds its counts.
+lane_end() {
+	local p f k
+	wait "$2"
+	cat "$lane_dir/$1.out"
+	if read -r p f k <"$lane_dir/$1.counts"; then
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
+	else
+		echo "not ok - the lane $1 ended without its counts"
+		failed=$((failed + 1))
+	fi
+	rm -f "$lane_dir/$1".*
 }
 
 # run_pytest PATH: the pvm3 Python module's tests (test/python/, a
@@ -354,11 +402,37 @@ if ! command -v bats >/dev/null; then
 	echo "# bats is not installed (apt-get install bats)"
 	failed=$((failed + 1))
 elif [ -z "$san_only" ]; then
+	# The side lane: suites that mostly wait (on other hosts' pvmds, on
+	# timers, on senders that do not read; under half of the two cores
+	# busy) run one after another in the background from the moment the
+	# loop reaches the first of them, while the loop goes on with the
+	# others.  Only in a full run; PVM_TEST_SIDE=0 runs them in turn.
+	side=()
+	if [ $# -eq 0 ] && [ "${PVM_TEST_SIDE:-1}" != 0 ]; then
+		for f in multihost reliability; do
+			[ -f "$abs_top_srcdir/test/$f.bats" ] && side+=("$abs_top_srcdir/test/$f.bats")
+		done
+	fi
+	side_pid=
+	side_lane() {
+		local f t0=$SECONDS
+		echo "# the side lane: ${side[*]##*/}, alongside the suites that follow them"
+		for f in "${side[@]}"; do run_bats "$f"; done
+		echo "# the side lane: $((SECONDS - t0)) s in all"
+	}
 	for f in "${files[@]}"; do
 		# the fault-injection job runs in the sanitizer pass, where its
 		# pvmds are instrumented, when that pass runs: not twice
 		if [ $# -eq 0 ] && [ -n "$san_will" ] && [ "$(basename "$f")" = faults.bats ]; then
 			echo "# faults.bats: in the sanitizer pass (below)"
+			continue
+		fi
+		if [ ${#side[@]} -gt 0 ] && [[ " ${side[*]} " == *" $f "* ]]; then
+			if [ -z "$side_pid" ]; then
+				echo "# $(basename "$f"): in the side lane from here"
+				lane_start side side_lane
+				side_pid=$lane_pid
+			fi
 			continue
 		fi
 		# the cross pass's trees are hetero.bats's hosts
@@ -367,10 +441,15 @@ elif [ -z "$san_only" ]; then
 			cross_will=
 		fi
 		case $f in
+		*/install.bats)
+			prebuilt install
+			run_bats "$f" "" PVM_TEST_INSTALL_DIR="$abs_top_builddir/install-build"
+			;;
 		*.bats) run_bats "$f" ;;
 		*) run_pytest "$f" ;;
 		esac
 	done
+	[ -z "$side_pid" ] || lane_end side "$side_pid"
 fi
 
 [ -z "$cross_will" ] || cross_pass
@@ -385,35 +464,51 @@ fi
 # of ours; PVM_TEST_NOSHM=0 leaves it out.
 tran_suites="messaging tasks pack group examples mhf mbox"
 tran_carried() { sh "$abs_top_srcdir/test/tran-carried.sh" "$@"; }
+# tran_pass TRAN: the suites with TRAN forced, then the check of what
+# carried their traffic.
+tran_pass() {
+	local tran=$1 report s f t0=$SECONDS
+	local carried shm direct pvmd other
+	report=$(mktemp /tmp/pvmtest-tran.XXXXXX)
+	for s in $tran_suites; do
+		f=$abs_top_srcdir/test/$s.bats
+		[ -f "$f" ] || continue
+		run_bats "$f" "PVM_TRAN=$tran" PVM_TRAN="$tran" \
+			PVM_TRAN_REPORT="$report"
+	done
+	carried=$(tran_carried "$report" "$tran")
+	shm=$(tran_carried "$report" shm)
+	direct=$(tran_carried "$report" direct)
+	pvmd=$(tran_carried "$report" pvmd)
+	echo "# PVM_TRAN=$tran: messages sent by shm $shm, direct $direct, pvmd $pvmd"
+	# direct: most traffic on it (the pvmd route carries only what
+	# goes before a connection is up); pvmd: nothing on direct
+	other=0
+	[ "$tran" = direct ] && [ "$direct" -le "$pvmd" ] && other=1
+	[ "$tran" = pvmd ] && other=$direct
+	if [ -z "${PVM_TEST_FILTER:-}" ] && { [ "$carried" -lt 1000 ] || [ "$shm" -ne 0 ] || [ "$other" -ne 0 ]; }; then
+		echo "# PVM_TRAN=$tran: the forced transport did not carry the traffic"
+		failed=$((failed + 1))
+	else
+		passed=$((passed + 1))
+	fi
+	rm -f "$report"
+	echo "# PVM_TRAN=$tran pass: $((SECONDS - t0)) s"
+}
+# The two passes run at once, one lane each: these one-host suites
+# leave more than half of the two cores idle (they wait on messages and
+# processes more than they compute), and each test has its own virtual
+# machine.  Each lane's output is printed whole when it is over.
 if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
 	[ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
 	[ -z "${PVM_TRAN:-}" ] && [ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
-	for tran in direct pvmd; do
-		report=$(mktemp /tmp/pvmtest-tran.XXXXXX)
-		for s in $tran_suites; do
-			f=$abs_top_srcdir/test/$s.bats
-			[ -f "$f" ] || continue
-			run_bats "$f" "PVM_TRAN=$tran" PVM_TRAN="$tran" \
-				PVM_TRAN_REPORT="$report"
-		done
-		carried=$(tran_carried "$report" "$tran")
-		shm=$(tran_carried "$report" shm)
-		direct=$(tran_carried "$report" direct)
-		pvmd=$(tran_carried "$report" pvmd)
-		echo "# PVM_TRAN=$tran: messages sent by shm $shm, direct $direct, pvmd $pvmd"
-		# direct: most traffic on it (the pvmd route carries only what
-		# goes before a connection is up); pvmd: nothing on direct
-		other=0
-		[ "$tran" = direct ] && [ "$direct" -le "$pvmd" ] && other=1
-		[ "$tran" = pvmd ] && other=$direct
-		if [ -z "${PVM_TEST_FILTER:-}" ] && { [ "$carried" -lt 1000 ] || [ "$shm" -ne 0 ] || [ "$other" -ne 0 ]; }; then
-			echo "# PVM_TRAN=$tran: the forced transport did not carry the traffic"
-			failed=$((failed + 1))
-		else
-			passed=$((passed + 1))
-		fi
-		rm -f "$report"
-	done
+	t0=$SECONDS
+	echo "# the forced-transport passes, PVM_TRAN=direct and PVM_TRAN=pvmd at once"
+	lane_start direct tran_pass direct
+	tran_lane=$lane_pid
+	tran_pass pvmd
+	lane_end direct "$tran_lane"
+	echo "# the forced-transport passes: $((SECONDS - t0)) s in all"
 fi
 
 # The unit tests and the message suites once more on a second build tree,
