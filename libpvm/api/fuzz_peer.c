@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -96,6 +97,29 @@ static int wait_in(int fd)
 	}
 }
 
+/* The fuzz run's PVM_TMP and its VM directory, removed at its exit
+ * (libFuzzer ends with exit()); whatever the library left in the VM
+ * directory goes with it. */
+static char tmp_dir[64], vm_dir[600];
+
+static void remove_dirs(void)
+{
+	DIR *d = opendir(vm_dir);
+	if (d) {
+		struct dirent *e;
+		char path[sizeof vm_dir + 300];
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(path, sizeof path, "%s/%s", vm_dir,
+					 e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(vm_dir);
+	rmdir(tmp_dir);
+}
+
 void fzp_init(void)
 {
 	static int done;
@@ -103,11 +127,10 @@ void fzp_init(void)
 		return;
 	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) < 0)
 		abort();
-	static char dir[64];
-	snprintf(dir, sizeof dir, "/dev/shm/pvmfuzzl.XXXXXX");
-	if (!mkdtemp(dir))
+	snprintf(tmp_dir, sizeof tmp_dir, "/dev/shm/pvmfuzzl.XXXXXX");
+	if (!mkdtemp(tmp_dir))
 		abort();
-	setenv("PVM_TMP", dir, 1);
+	setenv("PVM_TMP", tmp_dir, 1);
 	char vmid[32], vm[600], err[600];
 	snprintf(vmid, sizeof vmid, "fuzz%d", (int)getpid());
 	setenv("PVM_VMID", vmid, 1);
@@ -115,6 +138,8 @@ void fzp_init(void)
 	unsetenv("PVM_TRAN");
 	if (vmdir_path(vm, sizeof vm) < 0 || vmdir_create(vm, err, sizeof err))
 		abort();
+	snprintf(vm_dir, sizeof vm_dir, "%s", vm);
+	atexit(remove_dirs);
 }
 
 /* Reads whole frames until a control request: its header in *h.  0, or
