@@ -23,7 +23,7 @@
 #include "pvm3.h"
 #include "pvmd/host/hostfile.h"
 
-#define PVMD_GONE_WAIT_MS 10000 /* after the halt, at most this */
+#define PVMD_GONE_WAIT_MS 10000 /* for a pvmd to exit, at most this */
 
 static int started; /* we started the machine: we halt it */
 static struct pvmhostinfo *hosts;
@@ -238,6 +238,15 @@ static int pvmd_alive(void)
 	return vmdir[0] && vmdir_pvmd_alive(vmdir);
 }
 
+/* Waits up to PVMD_GONE_WAIT_MS for the pvmd to be gone: 1 when it is. */
+static int pvmd_gone(void)
+{
+	const struct timespec step = {0, 10 * 1000000L};
+	for (int ms = 0; pvmd_alive() && ms < PVMD_GONE_WAIT_MS; ms += 10)
+		nanosleep(&step, NULL);
+	return !pvmd_alive();
+}
+
 /* Empties and removes the private machine's directory: the pvmd leaves
  * its log and lock file for a next pvmd of the same name, which a
  * private name never has. */
@@ -286,8 +295,9 @@ static int start_private(const struct run_opts *o, const char *progdir)
 		fprintf(stderr, "pvmrun: cannot start a pvmd: %s\n",
 			taskend_errstr(cc));
 		/* what a pvmd that failed at startup left (its log, its
-		 * lock): the name is ours alone */
-		if (!pvmd_alive())
+		 * lock): the name is ours alone.  Its verdict comes before
+		 * its exit, and it holds its lock until then. */
+		if (pvmd_gone())
 			remove_vmdir();
 		return RUN_EXIT_VM;
 	}
@@ -366,10 +376,7 @@ void vm_close(void)
 		return;
 	}
 	pvm_halt();
-	const struct timespec step = {0, 10 * 1000000L};
-	for (int ms = 0; pvmd_alive() && ms < PVMD_GONE_WAIT_MS; ms += 10)
-		nanosleep(&step, NULL);
-	if (pvmd_alive()) {
+	if (!pvmd_gone()) {
 		/* its tasks' inboxes are still its own */
 		fprintf(stderr, "pvmrun: the pvmd of %s did not stop\n", vmdir);
 	} else {
