@@ -300,6 +300,7 @@ static void before_sleep(struct loop *l, void *data)
 {
 	(void)l;
 	conn_before_sleep(data);
+	output_links_drained(data);
 }
 
 /* ---- main ---- */

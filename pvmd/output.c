@@ -28,15 +28,23 @@
 #include "pvmd/pvmd.h"
 #include "pvmd/task.h"
 
-#define CHUNK	     4096
-#define LINE_MAX_LOG 4096 /* longer lines are logged in pieces */
+#define CHUNK	      4096
+#define LINE_MAX_LOG  4096 /* longer lines are logged in pieces */
 /* A destination task of this host that does not read (a console stopped
  * with ^Z) may have at most OUT_HOLD_MAX bytes queued at the pvmd: then
  * the pipes that feed it are not read, their writers block as on a
  * terminal stopped with ^S, and the pipes are read again once it has
  * taken its queue down to OUT_HOLD_LOW (docs/limits.md). */
-#define OUT_HOLD_MAX (4u << 20)
-#define OUT_HOLD_LOW (1u << 20)
+#define OUT_HOLD_MAX  (4u << 20)
+#define OUT_HOLD_LOW  (1u << 20)
+/* Output for a task of another host stops being read while the link to
+ * that host has more than LINK_HOLD_MAX bytes not yet written, and is
+ * read again once the link is down to LINK_HOLD_LOW: a destination's
+ * pvmd too busy to read its link would otherwise get everything the
+ * writer wrote meanwhile, queued here, once it asks us to pause (a
+ * loaded run held 31 MiB there). */
+#define LINK_HOLD_MAX (1u << 20)
+#define LINK_HOLD_LOW (256u << 10)
 
 /* Output message codes in the count field. */
 #define OUT_EOF	  0
@@ -54,9 +62,13 @@ struct outpipe {
 	int paused;  /* not read: its destination does not take its queue */
 	int rpaused; /* not read: the pvmd of its destination, on another
 		      * host, asked (DM_OUTPAUSE) */
+	int lpaused; /* not read: the link to its destination's host is
+		      * full (LINK_HOLD_MAX) */
 	char line[LINE_MAX_LOG];
 	size_t linelen;
 };
+
+static int lpaused_n; /* pipes with lpaused set */
 
 static void put32(uint8_t *p, int32_t v)
 {
@@ -135,6 +147,8 @@ static void finish(struct outpipe *p)
 		log_line(p);
 	if (dest_alive(p))
 		send_out(p, OUT_EOF, 0, NULL, 0);
+	if (p->lpaused)
+		lpaused_n--;
 	loop_io_stop(d->loop, &p->io);
 	close(p->fd);
 	p->fd = -1;
@@ -175,9 +189,25 @@ static int read_pipe(struct outpipe *p, size_t budget)
 	return 1;
 }
 
+/* Read again: nothing holds p any more. */
+static void unpause(struct outpipe *p)
+{
+	if (!p->paused && !p->rpaused && !p->lpaused)
+		loop_io_set(p->d->loop, &p->io, LOOP_IN);
+}
+
 static void pipe_cb(struct loop *l, struct loop_io *io, uint32_t ev)
 {
 	struct outpipe *p = io->data;
+	if (p->outtid && !host_is_local_tid(p->d, p->outtid) &&
+	    host_link_queued(p->d, p->outtid) > LINK_HOLD_MAX &&
+	    !(ev & (LOOP_HUP | LOOP_ERR))) {
+		if (!p->lpaused)
+			lpaused_n++;
+		p->lpaused = 1;
+		loop_io_set(l, io, 0);
+		return;
+	}
 	/* (a hang-up is reported even while paused: the rest is at most
 	 * a pipe's buffer, read it rather than be woken again and again) */
 	if (task_queued(p->d, p->outtid) > OUT_HOLD_MAX &&
@@ -251,9 +281,22 @@ void output_remote_pause(struct pvmd *d, int wtid, int dst, int on)
 		p->rpaused = on;
 		if (on)
 			loop_io_set(d->loop, &p->io, 0);
-		else if (!p->paused)
-			loop_io_set(d->loop, &p->io, LOOP_IN);
+		else
+			unpause(p);
 	}
+}
+
+void output_links_drained(struct pvmd *d)
+{
+	if (!lpaused_n)
+		return;
+	for (struct outpipe *p = d->pipes; p; p = p->next)
+		if (p->lpaused &&
+		    host_link_queued(d, p->outtid) <= LINK_HOLD_LOW) {
+			p->lpaused = 0;
+			lpaused_n--;
+			unpause(p);
+		}
 }
 
 void output_resume(struct pvmd *d)
@@ -262,13 +305,11 @@ void output_resume(struct pvmd *d)
 		/* (a destination's host that is gone cannot resume us) */
 		if (p->rpaused && !host_of_tid(d, p->outtid)) {
 			p->rpaused = 0;
-			if (!p->paused)
-				loop_io_set(d->loop, &p->io, LOOP_IN);
+			unpause(p);
 		}
 		if (p->paused && task_queued(p->d, p->outtid) <= OUT_HOLD_LOW) {
 			p->paused = 0;
-			if (!p->rpaused)
-				loop_io_set(d->loop, &p->io, LOOP_IN);
+			unpause(p);
 		}
 	}
 	for (struct rpause **pp = &d->rpauses; *pp;) {

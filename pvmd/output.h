@@ -25,6 +25,9 @@ void output_set_dest(struct pvmd *d, int tid, int which, int val);
 /* Pipes whose destination did not read (output.c): read again those
  * whose destination has taken its queue down (called each tick). */
 void output_resume(struct pvmd *d);
+/* Before each sleep, once the links have been written: reads again the
+ * pipes held for a full link (output.c, LINK_HOLD_MAX). */
+void output_links_drained(struct pvmd *d);
 /* Output (a message of a pvmd, h and its payload) arrived from host
  * `hostno` for a task of ours: past the hold, that writer's pvmd is asked
  * to stop reading its pipe (and, in output_resume, to go on). */

@@ -11,10 +11,9 @@
 # (see test/helpers.bash); PVM_TEST_FILTER=regex passes --filter to bats.
 # In a full run multihost.bats, reliability.bats, taskctl.bats and
 # tasks.bats run in a side lane alongside the suites after multihost
-# (PVM_TEST_SIDE=0: in turn).  A full
-# run of ours ends with the message suites again with each other
-# transport forced (PVM_TRAN=direct, PVM_TRAN=pvmd, the two at once);
-# PVM_TEST_NOSHM=0 skips those passes.
+# (PVM_TEST_SIDE=0: in turn).  A full run of ours ends with the message
+# suites again with each other transport forced (PVM_TRAN=direct,
+# PVM_TRAN=pvmd, the two at once); PVM_TEST_NOSHM=0 skips those passes.
 # Then the unit tests and the message suites run once more on a build with
 # AddressSanitizer and UndefinedBehaviorSanitizer that it makes in
 # $abs_top_builddir/asan-build; PVM_TEST_ASAN=0 skips that pass, and

@@ -140,6 +140,12 @@ int host_links_open(const struct pvmd *d)
 	return n;
 }
 
+size_t host_link_queued(const struct pvmd *d, int tid)
+{
+	const struct host *h = host_of_tid(d, tid);
+	return h && h->link ? h->link->qbytes : 0;
+}
+
 struct host *host_by_name(const struct pvmd *d, const char *name)
 {
 	for (int i = 1; i <= d->hosts->top; i++) {

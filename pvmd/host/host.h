@@ -107,6 +107,9 @@ int host_count(const struct pvmd *d);
  * master waits for them to close: those pvmds have stopped).  A slave:
  * 0. */
 int host_links_open(const struct pvmd *d);
+/* Bytes queued and not yet written on the link to the host of `tid`
+ * (0 with no link). */
+size_t host_link_queued(const struct pvmd *d, int tid);
 /* The master, halting: every other host's pvmd is told to halt too.  A
  * slave: nothing. */
 void host_halt_links(struct pvmd *d);
