@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -252,15 +251,7 @@ static int pvmd_gone(void)
  * private name never has. */
 static void remove_vmdir(void)
 {
-	DIR *dir = opendir(vmdir);
-	if (!dir)
-		return;
-	struct dirent *e;
-	while ((e = readdir(dir)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(dir), e->d_name, 0);
-	closedir(dir);
-	if (rmdir(vmdir) < 0 && errno != ENOENT)
+	if (vmdir_remove(vmdir) < 0 && errno != ENOENT)
 		fprintf(stderr, "pvmrun: cannot remove %s: %s\n", vmdir,
 			strerror(errno));
 }

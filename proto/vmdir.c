@@ -207,6 +207,19 @@ int vmdir_write_file(const char *path, const char *text)
 	return 0;
 }
 
+int vmdir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	return rmdir(dir);
+}
+
 int vmdir_pvmd_alive(const char *dir)
 {
 	char path[PATH_MAX];

@@ -69,6 +69,11 @@ int vmdir_check(void);
  * the file before.  0, or -1 with errno set. */
 int vmdir_write_file(const char *path, const char *text);
 
+/* Removes every entry of directory `dir` (its files: a VM directory
+ * holds no subdirectory), then `dir` itself.  The rmdir's result: 0, or
+ * -1 with errno set. */
+int vmdir_remove(const char *dir);
+
 /* Whether a pvmd runs in directory `dir`: it holds its lock file for
  * its whole life (released when it exits, even while it waits, a zombie,
  * for its parent; a pid file would still name it).  Only looks. */

@@ -237,14 +237,10 @@ static void remove_files(struct pvmd *d)
 	 * transient machine's name is its own (pvmrun's): no other pvmd
 	 * will take that lock, and nobody reads the log after it, so
 	 * everything goes. */
-	DIR *dir = d->transient ? opendir(d->dir) : NULL;
-	struct dirent *e;
-	while (dir && (e = readdir(dir)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(dir), e->d_name, 0);
-	if (dir)
-		closedir(dir);
-	rmdir(d->dir);
+	if (d->transient)
+		vmdir_remove(d->dir);
+	else
+		rmdir(d->dir);
 }
 
 /* Housekeeping: drops peers that never enroll, and gives memory freed

@@ -3,7 +3,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -104,19 +103,7 @@ static char tmp_dir[64], vm_dir[600];
 
 static void remove_dirs(void)
 {
-	DIR *d = opendir(vm_dir);
-	if (d) {
-		struct dirent *e;
-		char path[sizeof vm_dir + 300];
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				snprintf(path, sizeof path, "%s/%s", vm_dir,
-					 e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(vm_dir);
+	vmdir_remove(vm_dir);
 	rmdir(tmp_dir);
 }
 
