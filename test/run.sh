@@ -58,6 +58,12 @@ count_tap() {
 # PVM_TEST_ASAN=only: the sanitizer pass alone, on the suites given
 san_only=
 [ "${PVM_TEST_ASAN:-}" = only ] && san_only=1
+# a full run of ours: no suite named, not against the reference, not
+# the sanitizer pass alone (the passes after the suites ask it)
+full_ours=
+if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ]; then
+	full_ours=1
+fi
 # the sanitizer pass will run (a full run of ours, or san_only)
 san_will=
 if { [ $# -eq 0 ] || [ -n "$san_only" ]; } && [ -z "${PVM_TEST_REF:-}" ] &&
@@ -92,7 +98,7 @@ run_units() {
 }
 
 # The unit tests test our library only, so not in a run against the reference.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ]; then
+if [ -n "$full_ours" ]; then
 	t0=$SECONDS
 	run_units "$abs_top_builddir"
 	echo "# unit tests: $((SECONDS - t0)) s"
@@ -250,22 +256,19 @@ cross_pass() {
 	echo "# cross pass: $((SECONDS - t0)) s in all"
 }
 cross_will=
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
-	[ "${PVM_TEST_CROSS:-1}" != 0 ]; then
+if [ -n "$full_ours" ] && [ "${PVM_TEST_CROSS:-1}" != 0 ]; then
 	cross_will=1
 fi
 # install.bats's installation (test/install/build.sh), made ahead in
 # the background (below) in $abs_top_builddir/install-build
 install_will=
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
-	[ -f "$abs_top_srcdir/test/install.bats" ]; then
+if [ -n "$full_ours" ] && [ -f "$abs_top_srcdir/test/install.bats" ]; then
 	install_will=1
 	# only an installation made by this run is used
 	rm -f "$abs_top_builddir/install-build/installed"
 fi
 fuzz_will=
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
-	[ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
+if [ -n "$full_ours" ] && [ "${PVM_TEST_FUZZ:-1}" != 0 ]; then
 	fuzz_will=1
 fi
 
@@ -505,8 +508,7 @@ tran_pass() {
 # leave more than half of the two cores idle (they wait on messages and
 # processes more than they compute), and each test has its own virtual
 # machine.  Each lane's output is printed whole when it is over.
-if [ $# -eq 0 ] && [ -z "${PVM_TEST_REF:-}" ] && [ -z "$san_only" ] &&
-	[ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
+if [ -n "$full_ours" ] && [ "${PVM_TEST_NOSHM:-1}" != 0 ] &&
 	[ -z "${PVM_TRAN:-}" ] && [ "${PVM_SHM:-}" != 0 ] && command -v bats >/dev/null; then
 	t0=$SECONDS
 	echo "# the forced-transport passes, PVM_TRAN=direct and PVM_TRAN=pvmd at once"
