@@ -4,8 +4,9 @@
  *
  * Spinning wins only while the task we wait for runs on another CPU.
  * When our peers crowd the CPUs we may run on (a peer on our only CPU,
- * an awake peer on the CPU we run on, more awake peers than CPUs), a
- * wait sleeps at once; otherwise it spins for a budget that follows what
+ * an awake peer on the CPU we run on, more awake peers than CPUs), or
+ * this task waited for a CPU over 5% of the last 10 ms, a wait sleeps
+ * at once; otherwise it spins for a budget that follows what
  * recent waits cost, and stops early when the scheduler gave its CPU to
  * another task.  PvmPollType and PvmPollTime, when the program sets
  * them, override both.
