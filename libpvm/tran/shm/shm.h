@@ -167,6 +167,13 @@ void lp_shm_watch_fds(void);
  * message (1), or returns 0 when a sender had claimed it: it has waited
  * for DONE, call lp_shm_post_take. */
 extern size_t lp_shm_direct_min;
+/* Whether a message of `total` bytes may go by a posting now: at least
+ * lp_shm_direct_min, and this task not waiting for a CPU over 5% of the
+ * time (common/rundelay.h).  Under that load a posting keeps each side
+ * waiting for the other (8 tasks all-to-all on 2 CPUs, 64 KiB: 900-960
+ * us an exchange with postings, 600-620 without, 950-1020 over sockets;
+ * bench/RESULTS.md). */
+int lp_shm_direct_ok(uint64_t total);
 /* from lp_shm_stream_min bytes on (PVM_SHM_STREAM, 0: never) the
  * receiver is offered to take part of a message through the bounce area;
  * without that, a message is split with an awake receiver from

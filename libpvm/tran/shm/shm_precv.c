@@ -36,11 +36,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdint.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/cpu.h"
+#include "common/rundelay.h"
 #include "lpvm.h"
 
 #define ST(gen, s) ((uint32_t)(gen) << 8 | (uint32_t)(s))
@@ -55,6 +57,13 @@ static int noread; /* process_vm_readv is not allowed to us */
 size_t lp_shm_direct_min = 32768;
 size_t lp_shm_split_min = 65536;
 size_t lp_shm_stream_min = 32768;
+
+int lp_shm_direct_ok(uint64_t total)
+{
+	/* the hand-over needs the sender and the receiver on CPUs at
+	 * once: with more tasks than CPUs each waits for the other */
+	return total >= lp_shm_direct_min && rundelay_loaded(mono_ns(), 5) <= 0;
+}
 
 #define BOUNCE_CHUNK SHMSEG_BOUNCE_CHUNK
 #define BOUNCE_N     SHMSEG_BOUNCE_N
@@ -197,7 +206,7 @@ static void take_offer(void)
 
 int lp_shm_post(int src, int tag, void *buf, size_t len)
 {
-	if (!lp_shm.on || lp_shm.forked || posted || len < lp_shm_direct_min)
+	if (!lp_shm.on || lp_shm.forked || posted || !lp_shm_direct_ok(len))
 		return 0;
 	struct shmseg_hdr *h = lp_shm.hdr;
 	/* what each sender may count as delivered now */

@@ -114,7 +114,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		.wid = m->h.wid,
 		.total = m->total,
 	};
-	if (m->total >= lp_shm_direct_min && !sp->q &&
+	if (lp_shm_direct_ok(m->total) && !sp->q &&
 	    (lp_shm_tx_direct(sp, m) || lp_shm_tx_direct_wait(sp, m))) {
 		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
@@ -132,7 +132,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (!o)
 		return PvmNoMem;
 	o->rec = r;
-	if (m->total >= lp_shm_direct_min && !sp->noposts)
+	if (lp_shm_direct_ok(m->total) && !sp->noposts)
 		o->grace_ns = mono_ns() + SHM_GRACE_NS;
 	if (m->total >= SHM_LEND_MIN && m->body &&
 	    (o->lend = lp_buf_lend(m->body)) != NULL) {
@@ -288,7 +288,7 @@ int lp_shm_tx_push(struct shm_peer *sp)
 			n++;
 			continue;
 		}
-		if (!o->started && o->rec.total >= lp_shm_direct_min) {
+		if (!o->started && lp_shm_direct_ok(o->rec.total)) {
 			/* one copy from our queue into its posted buffer */
 			struct lp_seg seg;
 			struct lp_omsg m = queued_msg(sp, o, &seg);
