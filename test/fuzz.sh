@@ -175,13 +175,21 @@ check)
 	;;
 run)
 	jobs=${FUZZ_JOBS:-1}
+	# an interrupted target (^C: libFuzzer's status 72) leaves its VM
+	# directory under /dev/shm (libFuzzer ends without exit handlers):
+	# what appeared during this run is removed at its end
+	shm_before=$(ls -d /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* 2>/dev/null | sort)
 	printf '%-16s %12s %8s %9s %-22s %7s %s\n' target runs seconds "runs/s" coverage corpus result
 	for p in "${targets[@]}"; do
 		(
 			n=$(basename "$p")
 			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n"
 			res=ok
-			[ "$r_rc" -eq 0 ] || res="FINDING (status $r_rc): logs/$n.log"
+			if [ "$r_rc" -eq 72 ]; then
+				res="stopped (interrupted)"
+			elif [ "$r_rc" -ne 0 ]; then
+				res="FINDING (status $r_rc): logs/$n.log"
+			fi
 			s=${r_secs:-0}
 			printf '%-16s %12s %8s %9s %-22s %7s %s\n' "$n" "${r_runs:-0}" "$s" \
 				$(( ${r_runs:-0} / (s > 0 ? s : 1) )) "${r_cov:-?}" "$r_corp" "$res"
@@ -191,8 +199,11 @@ run)
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
 	wait
+	comm -13 <(printf '%s\n' "$shm_before") \
+		<(ls -d /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* 2>/dev/null | sort) |
+		xargs -r rm -rf
 	echo "# every run so far ($top/runs.tsv): target, runs, seconds, findings"
-	awk -F'\t' '{r[$2]+=$3; s[$2]+=$4; if ($6 != "ok") f[$2]++}
+	awk -F'\t' '{r[$2]+=$3; s[$2]+=$4; if ($6 ~ /^FINDING/) f[$2]++}
 		END {for (t in r) printf "#   %-16s %12d %8d %d\n", t, r[t], s[t], f[t]}' \
 		"$top/runs.tsv" | sort
 	;;
