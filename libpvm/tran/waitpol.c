@@ -71,13 +71,17 @@ int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd)
 		if (cpus.n > 0 && crowd(&cpus, now))
 			return 0;
 	}
-	/* more tasks than CPUs, whatever the peers are: this task waited
-	 * for a CPU over 5% of the last 10 ms, so a spin would hold a CPU
-	 * that some task needs (4 and 8 tasks all-to-all on 2 CPUs, 8 B:
-	 * 128 -> 84 and 535 -> 410 us an exchange, bench/RESULTS.md) */
-	if (rundelay_loaded(now, 5) > 0)
+	/* more tasks than CPUs, whatever the peers are: a spin would hold
+	 * a CPU that some task needs (4 and 8 tasks all-to-all on 2 CPUs,
+	 * 8 B: 128 -> 84 and 535 -> 410 us an exchange, bench/RESULTS.md) */
+	if (lp_wait_loaded(now))
 		return 0;
 	return budget;
+}
+
+int lp_wait_loaded(int64_t now)
+{
+	return rundelay_loaded(now, 5) > 0;
 }
 
 int64_t lp_wait_sock_budget(int64_t now, int64_t max)
@@ -86,7 +90,7 @@ int64_t lp_wait_sock_budget(int64_t now, int64_t max)
 		return max;
 	if (lp_poll_time_set)
 		return lp_poll_time ? max : 0;
-	if (rundelay_loaded(now, 5) > 0)
+	if (lp_wait_loaded(now))
 		return 0;
 	return budget < max ? budget : max;
 }

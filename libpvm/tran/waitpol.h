@@ -25,9 +25,12 @@ typedef int (*lp_wait_crowd_fn)(const struct lp_cpus *c, int64_t now);
 /* A spin budget in ns for a wait starting at `now`: 0 sleeps at once, -1
  * spins until the message comes (PvmPollConstant). */
 int64_t lp_wait_budget(int64_t now, lp_wait_crowd_fn crowd);
+/* 1 while other tasks keep this one waiting for a CPU: more than 5% of
+ * the last 10 ms runnable but not running (common/rundelay.h).  The
+ * budgets are then 0, and shared memory makes no posting. */
+int lp_wait_loaded(int64_t now);
 /* The budget of a wait that polls sockets (at most max): none while
- * other tasks keep this one waiting for a CPU (more than 5% of the last
- * 10 ms runnable but not running), else as lp_wait_budget's. */
+ * lp_wait_loaded, else as lp_wait_budget's. */
 int64_t lp_wait_sock_budget(int64_t now, int64_t max);
 /* While spinning: the clock read before (`prev`) and now.  1: a gap,
  * another task had our CPU (stop spinning). */

@@ -168,8 +168,8 @@ void lp_shm_watch_fds(void);
  * for DONE, call lp_shm_post_take. */
 extern size_t lp_shm_direct_min;
 /* Whether a message of `total` bytes may go by a posting now: at least
- * lp_shm_direct_min, and this task not waiting for a CPU over 5% of the
- * time (common/rundelay.h).  Under that load a posting keeps each side
+ * lp_shm_direct_min, and this task not waiting for a CPU
+ * (lp_wait_loaded).  Under that load a posting keeps each side
  * waiting for the other (8 tasks all-to-all on 2 CPUs, 64 KiB: 900-960
  * us an exchange with postings, 600-620 without, 950-1020 over sockets;
  * bench/RESULTS.md). */

@@ -42,8 +42,8 @@
 #include <unistd.h>
 
 #include "common/cpu.h"
-#include "common/rundelay.h"
 #include "lpvm.h"
+#include "tran/waitpol.h"
 
 #define ST(gen, s) ((uint32_t)(gen) << 8 | (uint32_t)(s))
 #define STATE(w)   ((w)&0xff)
@@ -62,7 +62,7 @@ int lp_shm_direct_ok(uint64_t total)
 {
 	/* the hand-over needs the sender and the receiver on CPUs at
 	 * once: with more tasks than CPUs each waits for the other */
-	return total >= lp_shm_direct_min && rundelay_loaded(mono_ns(), 5) <= 0;
+	return total >= lp_shm_direct_min && !lp_wait_loaded(mono_ns());
 }
 
 #define BOUNCE_CHUNK SHMSEG_BOUNCE_CHUNK

@@ -114,7 +114,8 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 		.wid = m->h.wid,
 		.total = m->total,
 	};
-	if (lp_shm_direct_ok(m->total) && !sp->q &&
+	const int direct = lp_shm_direct_ok(m->total);
+	if (direct && !sp->q &&
 	    (lp_shm_tx_direct(sp, m) || lp_shm_tx_direct_wait(sp, m))) {
 		sp->noposts = 0;
 		return 0; /* copied into the receiver's pvm_precv buffer */
@@ -132,7 +133,7 @@ int lp_shm_tx_send(struct shm_peer *sp, const struct lp_omsg *m)
 	if (!o)
 		return PvmNoMem;
 	o->rec = r;
-	if (lp_shm_direct_ok(m->total) && !sp->noposts)
+	if (direct && !sp->noposts)
 		o->grace_ns = mono_ns() + SHM_GRACE_NS;
 	if (m->total >= SHM_LEND_MIN && m->body &&
 	    (o->lend = lp_buf_lend(m->body)) != NULL) {
