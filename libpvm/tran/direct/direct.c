@@ -395,8 +395,8 @@ static int direct_send(void *ep, const struct lp_omsg *m)
 {
 	uint32_t frag = m->total >= DIRECT_LARGE_MIN ? DIRECT_FRAG_LARGE
 						     : DIRECT_FRAG_SMALL;
-	if (m->ctrl || m->frag >= frag)
-		return lp_conn_ep_send(ep, m);
+	if (m->ctrl || m->total <= m->frag || m->frag >= frag)
+		return lp_conn_ep_send(ep, m); /* (one frame, or large ones) */
 	struct lp_omsg re = *m;
 	re.frag = frag;
 	return lp_conn_ep_send(ep, &re);
