@@ -134,6 +134,14 @@ fuzz_one() {
 	r_rc=$rc
 }
 
+# new_since BEFORE PATTERN...: the paths matching PATTERN that were not
+# in BEFORE (a list made by the same call with no BEFORE: new_since "")
+new_since() {
+	local before=$1
+	shift
+	comm -13 <(printf '%s\n' "$before") <(ls -d "$@" 2>/dev/null | sort)
+}
+
 case $mode in
 check)
 	# FUZZ_JOBS targets at a time (default: one per core), each for its
@@ -142,7 +150,7 @@ check)
 	echo "1..$((${#targets[@]} + 1))"
 	# the targets that play a task's library make a VM directory of
 	# their own under /dev/shm (libpvm/api/fuzz_peer.c): gone at exit
-	left_before=$(ls -d /dev/shm/pvmfuzzl.* 2>/dev/null | sort)
+	left_before=$(new_since "" /dev/shm/pvmfuzzl.*)
 	i=0
 	for p in "${targets[@]}"; do
 		i=$((i + 1))
@@ -166,7 +174,7 @@ check)
 		cat "$top/logs/check.$j.tap"
 		rm -f "$top/logs/check.$j.tap"
 	done
-	left=$(comm -13 <(printf '%s\n' "$left_before") <(ls -d /dev/shm/pvmfuzzl.* 2>/dev/null | sort))
+	left=$(new_since "$left_before" /dev/shm/pvmfuzzl.*)
 	if [ -z "$left" ]; then
 		echo "ok $((i + 1)) - the targets left nothing in /dev/shm"
 	else
@@ -178,7 +186,7 @@ run)
 	# an interrupted target (^C: libFuzzer's status 72) leaves its VM
 	# directory under /dev/shm (libFuzzer ends without exit handlers):
 	# what appeared during this run is removed at its end
-	shm_before=$(ls -d /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* 2>/dev/null | sort)
+	shm_before=$(new_since "" /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.*)
 	printf '%-16s %12s %8s %9s %-22s %7s %s\n' target runs seconds "runs/s" coverage corpus result
 	for p in "${targets[@]}"; do
 		(
@@ -199,9 +207,7 @@ run)
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
 	wait
-	comm -13 <(printf '%s\n' "$shm_before") \
-		<(ls -d /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* 2>/dev/null | sort) |
-		xargs -r rm -rf
+	new_since "$shm_before" /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* | xargs -r rm -rf
 	echo "# every run so far ($top/runs.tsv): target, runs, seconds, findings"
 	awk -F'\t' '{r[$2]+=$3; s[$2]+=$4; if ($6 ~ /^FINDING/) f[$2]++}
 		END {for (t in r) printf "#   %-16s %12d %8d %d\n", t, r[t], s[t], f[t]}' \
