@@ -10,8 +10,10 @@
 #                       600) on a corpus kept in fuzz-build/corpus/NAME,
 #                       FUZZ_JOBS targets at a time (default 1); prints a
 #                       table and appends it to fuzz-build/runs.tsv, whose
-#                       sums it prints too (make fuzz); FUZZ_RUNS=N
-#                       stops each target after N runs instead
+#                       sums for the binaries built now it prints too
+#                       (make fuzz); FUZZ_RUNS=N stops each target after N
+#                       runs instead; a file fuzz-build/stop starts no
+#                       further target
 #   test/fuzz.sh merge  minimizes the committed corpora with what the runs
 #                       found (make fuzz-merge)
 #   test/fuzz.sh build  builds the targets only (test/run.sh, ahead of its
@@ -75,17 +77,28 @@ fi
 echo "# fuzz: built in $(($(date +%s) - t0)) s ($build)"
 [ "$mode" = build ] && exit 0
 
-# every target the Makefile lists, or those FUZZ_TARGETS names
+# every target the Makefile lists, or those FUZZ_TARGETS names, in its
+# order (a long run puts the slowest first)
 all=$(printf 'print-ft:\n\t@echo $(FUZZ_TARGETS)\n' |
 	submake -s -C "$build" -f Makefile -f - print-ft)
 targets=()
-for p in $all; do
-	n=$(basename "$p")
-	if [ -n "${FUZZ_TARGETS:-}" ]; then
-		case " $FUZZ_TARGETS " in *" $n "*) ;; *) continue ;; esac
-	fi
-	targets+=("$p")
+for want in ${FUZZ_TARGETS:-$all}; do
+	for p in $all; do
+		[ "$p" = "$want" ] || [ "$(basename "$p")" = "$want" ] && targets+=("$p")
+	done
 done
+if [ ${#targets[@]} -eq 0 ]; then
+	echo "fuzz.sh: no target named ${FUZZ_TARGETS:-} (there are: $all)" >&2
+	exit 2
+fi
+
+# fingerprint PATH: names the build of a target.  A count towards 10^7
+# runs holds for the code that ran, so runs.tsv sums the runs of each
+# fingerprint apart: a change to anything linked into the target (or to
+# the compiler or its options) makes a new binary and starts from zero.
+fingerprint() {
+	sha256sum "$build/$1" | cut -c 1-16
+}
 
 # A finding is an input that crashes, leaks, hangs (-timeout) or
 # overruns memory: each stops the target.  An allocation of what a header
@@ -188,7 +201,12 @@ run)
 	# what appeared during this run is removed at its end
 	shm_before=$(new_since "" /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.*)
 	printf '%-16s %12s %8s %9s %-22s %7s %s\n' target runs seconds "runs/s" coverage corpus result
+	# a file fuzz-build/stop ends the run after the targets under way:
+	# no further target starts (interrupt those with SIGINT to end them
+	# now; their counts are kept)
+	rm -f "$top/stop"
 	for p in "${targets[@]}"; do
+		[ -e "$top/stop" ] && break
 		(
 			n=$(basename "$p")
 			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n"
@@ -201,17 +219,22 @@ run)
 			s=${r_secs:-0}
 			printf '%-16s %12s %8s %9s %-22s %7s %s\n' "$n" "${r_runs:-0}" "$s" \
 				$(( ${r_runs:-0} / (s > 0 ? s : 1) )) "${r_cov:-?}" "$r_corp" "$res"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$n" "${r_runs:-0}" "$s" \
-				"${r_cov:-?}" "$res" >>"$top/runs.tsv"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$n" "${r_runs:-0}" "$s" \
+				"${r_cov:-?}" "$res" "$(fingerprint "$p")" >>"$top/runs.tsv"
 		) &
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
 	wait
 	new_since "$shm_before" /dev/shm/pvmfuzz.* /dev/shm/pvmfuzzl.* | xargs -r rm -rf
-	echo "# every run so far ($top/runs.tsv): target, runs, seconds, findings"
-	awk -F'\t' '{r[$2]+=$3; s[$2]+=$4; if ($6 ~ /^FINDING/) f[$2]++}
-		END {for (t in r) printf "#   %-16s %12d %8d %d\n", t, r[t], s[t], f[t]}' \
-		"$top/runs.tsv" | sort
+	# the sums: of the runs of the binaries built now, and of every run
+	echo "# the runs of this build of each target, and of every build ($top/runs.tsv):"
+	printf '#   %-16s %-16s %12s %8s %8s %12s\n' target fingerprint runs seconds findings "every build"
+	for p in "${targets[@]}"; do
+		awk -F'\t' -v t="$(basename "$p")" -v fp="$(fingerprint "$p")" '
+			$2 == t { all += $3; if ($7 == fp) { r += $3; s += $4; if ($6 ~ /^FINDING/) f++ } }
+			END { printf "#   %-16s %-16s %12d %8d %8d %12d\n", t, fp, r, s, f, all }' \
+			"$top/runs.tsv"
+	done
 	;;
 merge)
 	for p in "${targets[@]}"; do
