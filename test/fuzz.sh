@@ -134,6 +134,7 @@ fuzz_one() {
 	local runs=()
 	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
 	[ "$mode" = check ] && runs=(-seed="${FUZZ_SEED:-1}")
+	local t0=$SECONDS
 	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
 		"${runs[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
 		"$work" "${seeds[@]}") >"$log" 2>&1
@@ -142,6 +143,8 @@ fuzz_one() {
 	[ ${#seeds[@]} -gt 0 ] && r_seeds=$(find "${seeds[@]}" -type f | wc -l)
 	r_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	r_secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+	# (an interrupted run prints no "Done": its time is the wall clock's)
+	[ -n "$r_secs" ] || r_secs=$((SECONDS - t0))
 	r_cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
 	r_corp=$(find "$work" -type f | wc -l)
 	r_rc=$rc
@@ -209,6 +212,7 @@ run)
 		[ -e "$top/stop" ] && break
 		(
 			n=$(basename "$p")
+			fp=$(fingerprint "$p") # of the binary that runs
 			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n"
 			res=ok
 			if [ "$r_rc" -eq 72 ]; then
@@ -220,7 +224,7 @@ run)
 			printf '%-16s %12s %8s %9s %-22s %7s %s\n' "$n" "${r_runs:-0}" "$s" \
 				$(( ${r_runs:-0} / (s > 0 ? s : 1) )) "${r_cov:-?}" "$r_corp" "$res"
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$n" "${r_runs:-0}" "$s" \
-				"${r_cov:-?}" "$res" "$(fingerprint "$p")" >>"$top/runs.tsv"
+				"${r_cov:-?}" "$res" "$fp" >>"$top/runs.tsv"
 		) &
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
