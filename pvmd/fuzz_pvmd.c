@@ -35,6 +35,10 @@ int fz_exit_armed;
 static int peers[64];
 static struct pollfd pfds[64];
 static size_t npeers;
+/* the pvmd sent something (or tried to: a send that found no room waits
+ * for a drain) since the last drain.  It writes to connections with
+ * sendmsg only (conn.c), so without a send there is nothing to drain. */
+static int sent;
 
 /* ---- what would reach outside ---- */
 
@@ -72,6 +76,14 @@ int __wrap_execvp(const char *file, char *const argv[])
 	(void)argv;
 	errno = ENOENT;
 	return -1;
+}
+
+ssize_t __real_sendmsg(int fd, const struct msghdr *m, int flags);
+ssize_t __wrap_sendmsg(int fd, const struct msghdr *m, int flags);
+ssize_t __wrap_sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	sent = 1;
+	return __real_sendmsg(fd, m, flags);
 }
 
 /* The pvmd's clock (CLOCK_MONOTONIC, common/clock.h), which fz_later
@@ -239,6 +251,7 @@ static int drain(void)
 {
 	static char buf[65536]; /* not on the stack: ASan would poison it */
 	int got = 0;
+	sent = 0;
 	if (poll(pfds, npeers, 0) <= 0)
 		return 0;
 	for (size_t i = 0; i < npeers; i++) {
@@ -261,12 +274,13 @@ void fz_settle(struct pvmd *d)
 {
 	/* bounded: a pvmd that keeps itself busy forever is a finding */
 	for (int turns = 0; turns < 10000; turns++) {
-		drain();
+		if (sent)
+			drain();
 		if (loop_run_once(d->loop, 0) <= 0) {
 			/* idle: once more only if draining made room for what
 			 * it could not write (else that turn would be this
 			 * one again) */
-			if (!drain() || loop_run_once(d->loop, 0) <= 0)
+			if (!sent || !drain() || loop_run_once(d->loop, 0) <= 0)
 				return;
 		}
 	}

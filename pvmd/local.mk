@@ -49,7 +49,8 @@ pvmd_loop_test_CPPFLAGS = $(AM_CPPFLAGS)
 # libFuzzer targets (configure --enable-fuzzing; test/fuzz.sh runs them):
 # the pvmd's core in a library, driven in-process by fuzz_pvmd.c, with
 # the calls that would reach outside (kill, clone, fork, exit) wrapped,
-# and the clock (fz_later).
+# and the clock (fz_later); sendmsg, which tells fz_settle when there is
+# something to read.
 if FUZZING
 noinst_LTLIBRARIES += pvmd/libpvmd_core.la
 pvmd_libpvmd_core_la_SOURCES = $(pvmd_core_sources)
@@ -57,7 +58,7 @@ pvmd_libpvmd_core_la_CPPFLAGS = $(pvmd_pvmd_CPPFLAGS)
 endif
 pvmd_fuzz_ldflags = -static $(FUZZ_LDFLAGS) \
 	-Wl,--wrap=kill,--wrap=clone,--wrap=fork,--wrap=execvp,--wrap=exit \
-	-Wl,--wrap=clock_gettime
+	-Wl,--wrap=clock_gettime,--wrap=sendmsg
 pvmd_fuzz_ldadd = pvmd/libpvmd_core.la proto/libwire.la
 FUZZ_TARGETS += pvmd/ctl_fuzz
 pvmd_ctl_fuzz_SOURCES = pvmd/ctl_fuzz.c pvmd/fuzz_pvmd.c pvmd/fuzz_pvmd.h

@@ -23,6 +23,9 @@ static int debugmask;
 static char logpath[600];
 static unsigned long logmax = LOG_MAX_DEFAULT, logsize;
 static int max_set;
+/* The pid on every line: the daemon's, taken when it opens its log (a
+ * system call per line was a tenth of the fuzz targets' calls). */
+static pid_t logpid;
 
 static int reopen(void)
 {
@@ -34,7 +37,15 @@ static int reopen(void)
 		close(fd);
 		return -1;
 	}
-	setvbuf(f, NULL, _IOLBF, 0);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* the fuzz targets' pvmd logs every line, and needs none of them
+	 * on disk before it crashes: a write per line was a quarter of the
+	 * calls a request cost */
+	setvbuf(f, NULL, _IOFBF, 0);
+#else
+	setvbuf(f, NULL, _IOLBF, 0); /* each line there before a crash */
+#endif
+	logpid = getpid();
 	if (logf)
 		fclose(logf);
 	logf = f;
@@ -116,7 +127,8 @@ int log_debug_on(void)
 
 static int emit(FILE *f, const char *stamp, const char *lvl, const char *msg)
 {
-	return fprintf(f, "%s [%d] %s%s\n", stamp, (int)getpid(), lvl, msg);
+	return fprintf(f, "%s [%d] %s%s\n", stamp,
+		       (int)(logpid ? logpid : getpid()), lvl, msg);
 }
 
 /* A line into the open log file, counted against its cap. */
