@@ -12,8 +12,10 @@
 #                       table and appends it to fuzz-build/runs.tsv, whose
 #                       sums for the binaries built now it prints too
 #                       (make fuzz); FUZZ_RUNS=N stops each target after N
-#                       runs instead; a file fuzz-build/stop starts no
-#                       further target
+#                       runs instead, FUZZ_UPTO=N once runs.tsv holds N
+#                       runs of the binary built now (a target that has
+#                       them is skipped); a file fuzz-build/stop starts
+#                       no further target
 #   test/fuzz.sh merge  minimizes the committed corpora with what the runs
 #                       found (make fuzz-merge)
 #   test/fuzz.sh build  builds the targets only (test/run.sh, ahead of its
@@ -100,6 +102,12 @@ fingerprint() {
 	sha256sum "$build/$1" | cut -c 1-16
 }
 
+# held_runs PATH: the runs runs.tsv holds of the binary built now
+held_runs() {
+	awk -F'\t' -v t="$(basename "$1")" -v fp="$(fingerprint "$1")" \
+		'$2 == t && $7 == fp { r += $3 } END { print r + 0 }' "$top/runs.tsv" 2>/dev/null || echo 0
+}
+
 # A finding is an input that crashes, leaks, hangs (-timeout) or
 # overruns memory: each stops the target.  An allocation of what a header
 # announces may fail, and the code must cope (allocator_may_return_null);
@@ -133,6 +141,7 @@ fuzz_one() {
 	# a run explores what the one before it did and a red pass repeats
 	local runs=()
 	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
+	[ "$mode" = run ] && [ -n "${FUZZ_UPTO:-}" ] && runs=(-runs="$((FUZZ_UPTO - $(held_runs "$p")))")
 	[ "$mode" = check ] && runs=(-seed="${FUZZ_SEED:-1}")
 	local t0=$SECONDS
 	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
@@ -210,6 +219,10 @@ run)
 	rm -f "$top/stop"
 	for p in "${targets[@]}"; do
 		[ -e "$top/stop" ] && break
+		if [ -n "${FUZZ_UPTO:-}" ] && [ "$(held_runs "$p")" -ge "$FUZZ_UPTO" ]; then
+			printf '%-16s %12s (has %s runs of this build)\n' "$(basename "$p")" - "$(held_runs "$p")"
+			continue
+		fi
 		(
 			n=$(basename "$p")
 			fp=$(fingerprint "$p") # of the binary that runs
