@@ -20,7 +20,8 @@
 #                       found (make fuzz-merge)
 #   test/fuzz.sh build  builds the targets only (test/run.sh, ahead of its
 #                       fuzz pass)
-# FUZZ_TARGETS="ctl_fuzz link_fuzz" limits it to those targets.  A finding
+# FUZZ_TARGETS="ctl_fuzz link_fuzz" limits it to those targets (a target
+# named twice runs in two processes at once, on one corpus).  A finding
 # stops its target; its input is kept in fuzz-build/findings/ and the
 # report in fuzz-build/logs/NAME.log.  Replay one input:
 #   fuzz-build/build/pvmd/ctl_fuzz fuzz-build/findings/ctl_fuzz-crash-...
@@ -121,12 +122,15 @@ export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=32:detec
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 fopts=(-timeout=10 -rss_limit_mb=3072 -malloc_limit_mb=65536 -print_final_stats=1)
 
-# fuzz_one PATH SECONDS WORKDIR: replays the committed corpus (and
-# WORKDIR's), fuzzes, writes new inputs to WORKDIR.  Sets r_* from the log.
+# fuzz_one PATH SECONDS WORKDIR [K I]: replays the committed corpus (and
+# WORKDIR's), fuzzes, writes new inputs to WORKDIR; the I-th of K
+# processes of the target (K 1 unless it is named K times).  Sets r_*
+# from the log.
 fuzz_one() {
-	local p=$1 secs=$2 work=$3 n dict=() seeds=() log rc
+	local p=$1 secs=$2 work=$3 k=${4:-1} i=${5:-1} n dict=() seeds=() log rc
 	n=$(basename "$p")
 	log=$top/logs/$n.log
+	[ "$i" -gt 1 ] && log=$top/logs/$n.$i.log
 	mkdir -p "$work"
 	[ -d "$corpora/$n" ] && seeds=("$corpora/$n")
 	# a dictionary of its own, or the protocol's for those that read frames
@@ -141,7 +145,9 @@ fuzz_one() {
 	# a run explores what the one before it did and a red pass repeats
 	local runs=()
 	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
-	[ "$mode" = run ] && [ -n "${FUZZ_UPTO:-}" ] && runs=(-runs="$((FUZZ_UPTO - $(held_runs "$p")))")
+	# (K processes share what is left)
+	[ "$mode" = run ] && [ -n "${FUZZ_UPTO:-}" ] &&
+		runs=(-runs="$(((FUZZ_UPTO - ${held[$p]} + k - 1) / k))")
 	[ "$mode" = check ] && runs=(-seed="${FUZZ_SEED:-1}")
 	local t0=$SECONDS
 	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
@@ -217,16 +223,24 @@ run)
 	# no further target starts (interrupt those with SIGINT to end them
 	# now; their counts are kept)
 	rm -f "$top/stop"
+	# what FUZZ_UPTO asks of each is known before any starts
+	declare -A held=() named=() started=()
+	for p in "${targets[@]}"; do
+		held[$p]=$(held_runs "$p")
+		named[$p]=$((${named[$p]:-0} + 1))
+	done
 	for p in "${targets[@]}"; do
 		[ -e "$top/stop" ] && break
-		if [ -n "${FUZZ_UPTO:-}" ] && [ "$(held_runs "$p")" -ge "$FUZZ_UPTO" ]; then
-			printf '%-16s %12s (has %s runs of this build)\n' "$(basename "$p")" - "$(held_runs "$p")"
+		started[$p]=$((${started[$p]:-0} + 1))
+		if [ -n "${FUZZ_UPTO:-}" ] && [ "${held[$p]}" -ge "$FUZZ_UPTO" ]; then
+			[ "${started[$p]}" -eq 1 ] &&
+				printf '%-16s %12s (has %s runs of this build)\n' "$(basename "$p")" - "${held[$p]}"
 			continue
 		fi
 		(
 			n=$(basename "$p")
 			fp=$(fingerprint "$p") # of the binary that runs
-			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n"
+			fuzz_one "$p" "${FUZZ_TIME:-600}" "$top/corpus/$n" "${named[$p]}" "${started[$p]}"
 			res=ok
 			if [ "$r_rc" -eq 72 ]; then
 				res="stopped (interrupted)"
@@ -246,7 +260,7 @@ run)
 	# the sums: of the runs of the binaries built now, and of every run
 	echo "# the runs of this build of each target, and of every build ($top/runs.tsv):"
 	printf '#   %-16s %-16s %12s %8s %8s %12s\n' target fingerprint runs seconds findings "every build"
-	for p in "${targets[@]}"; do
+	for p in $(printf '%s\n' "${targets[@]}" | awk '!seen[$0]++'); do
 		awk -F'\t' -v t="$(basename "$p")" -v fp="$(fingerprint "$p")" '
 			$2 == t { all += $3; if ($7 == fp) { r += $3; s += $4; if ($6 ~ /^FINDING/) f++ } }
 			END { printf "#   %-16s %-16s %12d %8d %8d %12d\n", t, fp, r, s, f, all }' \
