@@ -89,7 +89,8 @@ run_units() {
 	for prog in "$1"/libpvm/pack/pack_test "$1"/libpvm/pack/xdr_test \
 		"$1"/libpvm/pack/upk_test "$1"/common/*_test \
 		"$1"/proto/*_test "$1"/pvmd/*_test "$1"/pvmd/host/*_test \
-		"$1"/libpvm/tran/*_test "$1"/libpvm/tran/*/*_test; do
+		"$1"/libpvm/api/*_test "$1"/libpvm/tran/*_test \
+		"$1"/libpvm/tran/*/*_test; do
 		[ -f "$prog" ] && [ -x "$prog" ] || continue
 		echo "# $prog"
 		timeout -k 5 300 "${unit_runner[@]}" "$prog" 2>&1 | tee "$log"

@@ -10,6 +10,7 @@
  */
 #include "api.h"
 #include "pack/pack.h"
+#include "regex_cost.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -233,7 +234,17 @@ static void mblist_keep(const regex_t *re)
  * matched here, by the task that asks: glibc's matcher backtracks without
  * a bound on time or memory, which in the pvmd would stall everyone else
  * (the pvmd then sends every class).  A pattern that does not compile is
- * a plain substring, as before. */
+ * a plain substring, as before.  One that glibc would take minutes and
+ * gigabytes to compile or match is refused (regex_cost.c): more than
+ * PATTERN_NODES_MAX nodes, or a back-reference. */
+#define PATTERN_NODES_MAX 2048
+
+static int pattern_too_costly(const char *pat)
+{
+	int backref;
+	return lp_regex_cost(pat, &backref) > PATTERN_NODES_MAX || backref;
+}
+
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 {
 	const char *fn = "pvm_getmboxinfo";
@@ -247,10 +258,12 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 		return lp_err(fn, PvmBadParam);
 	mblist_free();
 	const char *pat = pattern ? pattern : "";
+	int special =
+		*pat && strcmp(pat, "*") && strpbrk(pat, ".[]()*+?{}|^$\\");
+	if (special && pattern_too_costly(pat))
+		return lp_err(fn, PvmBadParam);
 	regex_t re;
-	int here = *pat && strcmp(pat, "*") &&
-		   strpbrk(pat, ".[]()*+?{}|^$\\") &&
-		   regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) == 0;
+	int here = special && regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) == 0;
 	struct wire_wr w;
 	wire_wr_init(&w);
 	wire_wr_str(&w, here ? "" : pat);

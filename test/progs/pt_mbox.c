@@ -17,6 +17,8 @@
  *                    instance) until one is refused: prints "put N code
  *                    C" (N accepted, C the refusal's code), then deletes
  *                    one and puts again: "again I" (its index or code)
+ *   long N LEN       puts N persistent classes, each named by LEN letters
+ *                    a-x drawn at random (no 'y' or 'z'): "put N"
  *   mhf              handler rules in one task
  *   quiet            the codes the reference reports without a message
  *   echo             installs a handler for tag 5 that replies from inside
@@ -181,6 +183,26 @@ static int fill(const char *name, int bytes)
 	return 0;
 }
 
+static int put_long(int n, int len)
+{
+	char *name = malloc((size_t)len + 1);
+	int k = 0;
+	if (!name)
+		return 1;
+	srand(27);
+	for (; k < n; k++) {
+		for (int j = 0; j < len; j++)
+			name[j] = (char)('a' + rand() % 24);
+		name[len] = 0;
+		if (pvm_putinfo(name, mkint(k), PvmMboxPersistent) < 0)
+			break;
+	}
+	printf("put %d\n", k);
+	free(name);
+	pvm_exit();
+	return k == n ? 0 : 1;
+}
+
 static void list(const char *pat)
 {
 	struct pvmmboxinfo *c = NULL;
@@ -338,6 +360,8 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(role, "fill") && argc > 3) {
 		return fill(argv[2], atoi(argv[3]));
+	} else if (!strcmp(role, "long") && argc == 4) {
+		return put_long(atoi(argv[2]), atoi(argv[3]));
 	} else if (!strcmp(role, "list")) {
 		list(argc > 2 ? argv[2] : "*");
 		pvm_exit();
