@@ -33,6 +33,12 @@ static uint64_t sat(uint64_t v)
 	return v > CAP ? CAP : v;
 }
 
+/* a * b, or CAP if more (a, b <= CAP: the product could wrap) */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return a && b > CAP / a ? CAP : a * b;
+}
+
 static uint64_t alternation(struct scan *s);
 
 /* A bracket expression, s->p just after its '[': one node.  A ']' first
@@ -120,7 +126,7 @@ static uint64_t piece(struct scan *s)
 		} else {
 			return n;
 		}
-		n = sat(copies * (n + 1) + 1);
+		n = sat(mul_sat(copies, n + 1) + 1);
 	}
 }
 

@@ -49,6 +49,10 @@ int main(void)
 	expect("a++++++++++++", 2049, UINT64_MAX, 0);
 	expect("(a{32767}){32767}{32767}{32767}{32767}", 2049, UINT64_MAX, 0);
 	expect("a{99999999999999999999999}", 2049, UINT64_MAX, 0);
+	/* (copies of 2^40 nodes 2^40 times: the product must not wrap) */
+	expect("(a{1099511627775}){1099511627775}", 2049, UINT64_MAX, 0);
+	expect("((a{99999999999}){99999999999}){99999999999}", 2049, UINT64_MAX,
+	       0);
 	/* ...but not a star of a star, which adds a node */
 	expect("(((((a*)*)*)*)*)*", 6, 40, 0);
 	/* back-references, matched by backtracking */
