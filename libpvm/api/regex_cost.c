@@ -18,7 +18,6 @@
 #include "regex_cost.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #define CAP (UINT64_C(1) << 40) /* far above any limit, no overflow */
 

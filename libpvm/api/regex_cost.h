@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Nodes at most regcomp(REG_EXTENDED) would build for `pattern` (about
- * one per character when nothing repeats a repetition); *backref, if
+ * two per character when nothing repeats a repetition); *backref, if
  * not NULL, is set to whether it has a back-reference \1 ... \9. */
 uint64_t lp_regex_cost(const char *pattern, int *backref);
 

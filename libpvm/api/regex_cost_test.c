@@ -4,7 +4,6 @@
  * nodes pvm_getmboxinfo allows, ordinary ones far less, and the grammar
  * (groups, brackets, intervals, a stray ')') is followed.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "api/regex_cost.h"
