@@ -143,20 +143,20 @@ fuzz_one() {
 	fi
 	# make check's pass draws from a fixed seed (FUZZ_SEED, 1), so that
 	# a run explores what the one before it did and a red pass repeats
-	local runs=()
-	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
+	local mopts=() # (the mode's options)
+	[ "$mode" = run ] && [ -n "${FUZZ_RUNS:-}" ] && mopts=(-runs="$FUZZ_RUNS")
 	# (K processes share what is left)
 	[ "$mode" = run ] && [ -n "${FUZZ_UPTO:-}" ] &&
-		runs=(-runs="$(((FUZZ_UPTO - ${held[$p]} + k - 1) / k))")
-	[ "$mode" = check ] && runs=(-seed="${FUZZ_SEED:-1}")
+		mopts=(-runs="$(((FUZZ_UPTO - ${held[$p]} + k - 1) / k))")
+	[ "$mode" = check ] && mopts=(-seed="${FUZZ_SEED:-1}")
 	# a long run keeps what the code writes to stderr out of its log
 	# (libFuzzer's own lines and the sanitizers' reports stay): the
 	# library's error lines made cmd_fuzz's 1.3 MB a second, 10 GB in
 	# 10^7 runs
-	[ "$mode" = run ] && runs+=(-close_fd_mask=2)
+	[ "$mode" = run ] && mopts+=(-close_fd_mask=2)
 	local t0=$SECONDS
 	(cd "$top" && timeout -k 10 $((secs + 300)) "$build/$p" "${fopts[@]}" "${dict[@]}" \
-		"${runs[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
+		"${mopts[@]}" -max_total_time="$secs" -artifact_prefix="$top/findings/$n-" \
 		"$work" "${seeds[@]}") >"$log" 2>&1
 	rc=$?
 	r_seeds=0
