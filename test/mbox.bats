@@ -60,8 +60,9 @@ bg_own() {
 	name=fz$(printf 'x%.0s' $(seq 200))
 	bg_own "$name" 0 60
 	# 300 classes of 4096 letters against an expression of 1984 nodes
-	# (of the 2048 taken): seconds of glibc's regexec (7 on this VM) in
-	# the task that asks (a pvmd that ran it would serve nobody then)
+	# (of the 2048 taken): seconds of glibc's regexec (25 ms a name on
+	# this VM) in the task that asks (a pvmd that ran it would serve
+	# nobody then)
 	run mb long 300 4096
 	show
 	[ "$output" = "put 300" ]
