@@ -48,7 +48,9 @@ void lp_msg_set_filter(int (*filter)(struct lp_buf *b));
 void lp_msg_arrived(struct lp_buf *b);
 void lp_msg_took(int src, uint32_t seq);
 
-/* Frees every queued and held message (after pvm_exit). */
+/* Frees every queued message: after pvm_exit, and after an enrollment
+ * the pvmd refused (those held for ordering go with the peers:
+ * lp_peer_reset). */
 void lp_msg_reset(void);
 
 #endif /* LPVM_MSG_H */

@@ -122,6 +122,7 @@ __attribute__((constructor)) static void register_up(void)
 		.arrived = lp_msg_arrived,
 		.took = lp_msg_took,
 		.direct_ok = direct_ok,
+		.dropped = lp_msg_reset,
 	};
 	lp_tran_set_up(&up);
 }

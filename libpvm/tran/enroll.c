@@ -255,6 +255,11 @@ int lp_enroll(void)
 	if (r < 0) {
 		lp_route_fini();
 		lp_pvmd_close();
+		/* messages the pvmd sent ahead of its refusal were for a task
+		 * that never was: a later enrollment must not receive them,
+		 * and a program that retries must not keep them all */
+		lp_peer_reset();
+		lp_tran_dropped();
 		return r == PvmBadVersion ? r : PvmSysErr;
 	}
 	lp.enrolled = 1;

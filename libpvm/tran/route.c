@@ -60,6 +60,12 @@ void lp_tran_arrived(struct lp_buf *b)
 		lp_buf_free(b); /* nobody in this program receives */
 }
 
+void lp_tran_dropped(void)
+{
+	if (above.dropped)
+		above.dropped();
+}
+
 void lp_tran_took(int src, uint32_t seq)
 {
 	if (above.took)

@@ -260,12 +260,16 @@ struct lp_tran_up {
 	 * into its buffer: it matches, it is the next in order from src,
 	 * and no message handler wants it. */
 	int (*direct_ok)(int src, int tag, int ctx, uint32_t seq);
+	/* An enrollment failed: what arrived on its connection was for a
+	 * task that never was, and is dropped. */
+	void (*dropped)(void);
 };
 /* Called once by the layer above at start-up. */
 void lp_tran_set_up(const struct lp_tran_up *up);
 /* What transports call (a message nobody registered for is freed). */
 void lp_tran_arrived(struct lp_buf *b);
 void lp_tran_took(int src, uint32_t seq);
+void lp_tran_dropped(void);
 int lp_tran_direct_ok(int src, int tag, int ctx, uint32_t seq);
 
 /*
