@@ -42,6 +42,7 @@ void lp_api_left(void)
 {
 	lp_disconnect();
 	lp_msg_reset();
+	lp_buf_caches_free();
 	lp_output_reset();
 	lp_api_sync();
 }

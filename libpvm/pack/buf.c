@@ -266,6 +266,20 @@ void lp_mem_put(void *p, size_t cap)
 	kept_bytes += cap;
 }
 
+void lp_buf_caches_free(void)
+{
+	while (npool > 0) {
+		struct lp_buf *b = pool[--npool];
+		free(b->seg);
+		free(b->data); /* (at most POOL_BODY: never a kept block) */
+		free(b);
+	}
+	while (nkept > 0) {
+		free(kept[--nkept].p);
+		kept_bytes -= kept[nkept].cap;
+	}
+}
+
 size_t lp_buf_bodylen(const struct lp_buf *b)
 {
 	if (b->enc == PvmDataInPlace && !b->received) {

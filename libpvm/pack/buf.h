@@ -92,6 +92,9 @@ int lp_buf_reserve(struct lp_buf *b, size_t more);
  * it keeps a few large ones for reuse and frees the rest. */
 void *lp_mem_get(size_t need, size_t *cap);
 void lp_mem_put(void *p, size_t cap);
+/* Frees what the two caches above keep for reuse (the freed buffers and
+ * the large bodies): pvm_exit leaves no memory behind. */
+void lp_buf_caches_free(void);
 /* Looks up a buffer id given by the program: NULL for ids that do not
  * exist or that sit in the receive queue (inqueue). */
 struct lp_buf *lp_buf_user(int bufid);
