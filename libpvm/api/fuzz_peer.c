@@ -18,9 +18,11 @@
 #include <linux/sockios.h>
 
 #include "api/fuzz_peer.h"
+#include "msg/msg.h"
 #include "proto/vmdir.h"
 #include "proto/wire.h"
 #include "pvm3.h"
+#include "tran/conn.h"
 
 static const uint8_t *recs;
 static size_t nrecs;
@@ -325,6 +327,14 @@ void fzp_finish(void)
 	if (peer_fd >= 0)
 		close(peer_fd);
 	peer_fd = -1;
+	/* the connection pvm_exit closed is freed now, not by the next
+	 * input: libFuzzer checks for a leak after each input */
+	lp_conn_reap();
+	/* Out of the machine, the library holds no message: pvm_exit drops
+	 * what was queued, and so does an enrollment the pvmd refused
+	 * (what came ahead of the refusal was for no task). */
+	if (lp_rxq_head())
+		__builtin_trap();
 }
 
 int __wrap_connect(int fd, const struct sockaddr *sa, socklen_t len);

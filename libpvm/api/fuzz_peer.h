@@ -26,7 +26,8 @@
 void fzp_init(void);
 /* The records the next connection to the pvmd plays. */
 void fzp_start(const uint8_t *rec, size_t n);
-/* After the library is done (pvm_exit): waits for the thread. */
+/* After the library is done (pvm_exit): waits for the thread, frees the
+ * closed connection, and traps if the library still holds a message. */
 void fzp_finish(void);
 
 #endif /* LPVM_API_FUZZ_PEER_H */
