@@ -148,6 +148,13 @@ void lp_lend_put(struct lp_lend *l)
 	free(l);
 }
 
+static void destroy(struct lp_buf *b)
+{
+	free(b->seg);
+	lp_mem_put(b->data, b->cap);
+	free(b);
+}
+
 static void lp_buf_free_struct(struct lp_buf *b)
 {
 	if (unlend(b)) {
@@ -163,9 +170,7 @@ static void lp_buf_free_struct(struct lp_buf *b)
 		pool[npool++] = b;
 		return;
 	}
-	free(b->seg);
-	lp_mem_put(b->data, b->cap);
-	free(b);
+	destroy(b);
 }
 
 void lp_buf_free(struct lp_buf *b)
@@ -268,16 +273,11 @@ void lp_mem_put(void *p, size_t cap)
 
 void lp_buf_caches_free(void)
 {
-	while (npool > 0) {
-		struct lp_buf *b = pool[--npool];
-		free(b->seg);
-		free(b->data); /* (at most POOL_BODY: never a kept block) */
-		free(b);
-	}
-	while (nkept > 0) {
+	while (npool > 0)
+		destroy(pool[--npool]); /* (bodies too small to be kept) */
+	while (nkept > 0)
 		free(kept[--nkept].p);
-		kept_bytes -= kept[nkept].cap;
-	}
+	kept_bytes = 0;
 }
 
 size_t lp_buf_bodylen(const struct lp_buf *b)

@@ -253,12 +253,10 @@ int lp_enroll(void)
 		r = parse_connect(rep, replen);
 	free(rep);
 	if (r < 0) {
-		lp_route_fini();
-		lp_pvmd_close();
+		lp_disconnect();
 		/* messages the pvmd sent ahead of its refusal were for a task
 		 * that never was: a later enrollment must not receive them,
 		 * and a program that retries must not keep them all */
-		lp_peer_reset();
 		lp_tran_dropped();
 		return r == PvmBadVersion ? r : PvmSysErr;
 	}
